@@ -1,0 +1,9 @@
+# Warnings are carried by an INTERFACE target that only project code links (ccache's idea):
+# users building a release with a newer compiler are not broken by -Werror, CI is.
+add_library(gpuplan_warnings INTERFACE)
+target_compile_options(gpuplan_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wconversion -Wshadow
+  # GCC 12 at -O3 reports a false -Wrestrict inside libstdc++ for "literal" + std::string
+  # (GCC bug 105329, fixed in GCC 13).
+  $<$<AND:$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>
+  $<$<BOOL:${GPUPLAN_WARNINGS_AS_ERRORS}>:-Werror>)

@@ -1,0 +1,13 @@
+# Script mode: writes OUT, a C++ file defining gpuplan::builtin_catalogs().
+set(body "// Generated from catalogs/*.toml by cmake/embed_catalogs_script.cmake. Do not edit.\n")
+string(APPEND body "#include \"gpuplan/catalog/builtin.hpp\"\n\nnamespace gpuplan {\n\n")
+string(APPEND body "const std::vector<EmbeddedFile>& builtin_catalogs() {\n")
+string(APPEND body "  static const std::vector<EmbeddedFile> files = {\n")
+foreach(f IN LISTS FILES)
+  get_filename_component(name "${f}" NAME)
+  file(READ "${f}" text)
+  string(APPEND body "    {\"${name}\", R\"gpuplan_toml(${text})gpuplan_toml\"},\n")
+endforeach()
+string(APPEND body "  };\n  return files;\n}\n\n}  // namespace gpuplan\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,69 @@
+#pragma once
+// A model's architecture and its parameter counts, derived layer by layer.
+#include <string>
+
+namespace gpuplan {
+
+struct Record;
+
+enum class Activation { gelu, swiglu, geglu };
+
+struct ModelArch {
+  std::string id = "custom";
+  std::string name = "custom model";
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0;
+  Activation activation = Activation::swiglu;
+  bool layernorm = false;  // LayerNorm (weight and bias) rather than RMSNorm
+  bool tied_embeddings = false;
+  bool learned_positions = false;
+  bool qkv_bias = false;
+  bool linear_bias = false;  // GPT-2/3 style biases everywhere; also implies dropout in training
+  long max_context = 0;
+  long sliding_window = 0;
+  int sliding_layers = 0;
+  // Mixture of experts (experts > 1) and multi-head latent attention (kv_lora_rank > 0).
+  int experts = 0, active_experts = 0, shared_experts = 0, expert_ffn = 0, dense_layers = 0;
+  int q_lora_rank = 0, kv_lora_rank = 0, qk_rope_dim = 0, qk_nope_dim = 0, v_head_dim = 0;
+  double stated_total = 0, stated_active = 0;
+
+  bool moe() const { return experts > 1; }
+  bool mla() const { return kv_lora_rank > 0; }
+  bool gated() const { return activation != Activation::gelu; }
+  int moe_layers() const { return moe() ? layers - dense_layers : 0; }
+  // Width of the attention output (heads x head dim) and of one K or V projection.
+  long q_width() const { return static_cast<long>(heads) * (mla() ? v_head_dim : head_dim); }
+  long kv_width() const { return static_cast<long>(kv_heads) * head_dim; }
+};
+
+struct ParamCounts {
+  double attention = 0;     // per layer
+  double norms = 0;         // per layer
+  double dense_mlp = 0;     // per dense layer
+  double expert = 0;        // one routed expert
+  double moe_mlp_total = 0; // per MoE layer: routed + shared experts + router
+  double moe_mlp_active = 0;
+  double embedding = 0;     // input embedding (and learned positions)
+  double output = 0;        // output projection when untied, plus the final norm
+  double largest_tensor = 0;  // the biggest single weight matrix (DeepSpeed's "largest layer")
+  double total = 0;
+  double active = 0;
+
+  double layer_total(bool moe_layer) const { return attention + norms + (moe_layer ? moe_mlp_total : dense_mlp); }
+};
+
+ParamCounts count_params(const ModelArch& m);
+
+// Builds from a catalog record (fields as in catalogs/models.toml).
+ModelArch model_from_record(const Record& r);
+
+// A plausible Llama-like dense model of about `params` parameters. The rule (also in the
+// man page and --explain): head dim 128, width = 128 x layers (Llama's aspect ratio),
+// 8 KV heads, SwiGLU with ffn = 8/3 x width rounded up to 256, vocabulary 128,256,
+// untied embeddings; the layer count is then adjusted so the total is closest to params.
+ModelArch synthesize_dense(double params);
+
+// Validates the shape (heads divide hidden when head_dim is implicit, and so on);
+// throws Error(usage) naming the offending field.
+void validate(const ModelArch& m);
+
+}  // namespace gpuplan

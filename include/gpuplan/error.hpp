@@ -1,0 +1,38 @@
+#pragma once
+// One error type for everything the user can get wrong. It carries the exit status
+// documented in the man page; the command line catches it in one place and prints
+// "gpuplan: error: <message>" to stderr.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+enum class Exit : int {
+  ok = 0,
+  no_answer = 1,    // the question has no answer (nothing fits, deadline impossible)
+  usage = 2,        // bad flag or flag value
+  constraints = 3,  // a plan's scenario failed its constraints
+  data = 65,        // invalid data in a catalog, plan or calibration file
+  no_input = 66,    // a file cannot be read
+  no_device = 69,   // the probe found no device
+  software = 70,    // internal error
+  cant_create = 73, // an output cannot be written
+};
+
+class Error : public std::runtime_error {
+public:
+  Error(Exit code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Exit code() const { return code_; }
+
+private:
+  Exit code_;
+};
+
+[[noreturn]] inline void fail(Exit code, const std::string& message) { throw Error(code, message); }
+
+// "did you mean" for ids and keys: the closest candidate within a small edit distance.
+std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+}  // namespace gpuplan

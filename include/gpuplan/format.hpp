@@ -1,0 +1,21 @@
+#pragma once
+// Numbers for people: about three significant digits, SI prefixes for rates and FLOPs,
+// IEC prefixes for memory capacity. Numbers for machines: shortest round-trip text.
+#include <string>
+
+namespace gpuplan {
+
+// 3 significant digits, no exponent for ordinary magnitudes: 989, 3.35, 0.0123, 1.23e-07.
+std::string format_sig(double value, int digits = 3);
+// SI prefix and unit: format_si(3.35e12, "B/s") == "3.35 TB/s".
+std::string format_si(double value, const std::string& unit);
+// IEC prefix for capacities: format_iec(80e9) == "74.5 GiB".
+std::string format_iec(double bytes);
+// Durations: 90 s, 36.0 h, 12.3 d, 4.2 w, 1.5 y.
+std::string format_duration(double seconds);
+// Money: $5.58M, $2.49, $0.0123.
+std::string format_usd(double usd);
+// Full precision for JSON and CSV: integers without a fraction, others round-trip exact.
+std::string format_exact(double value);
+
+}  // namespace gpuplan

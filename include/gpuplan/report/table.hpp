@@ -1,0 +1,38 @@
+#pragma once
+// A text table (rows of cells, numbers aligned right, units in headers) and the one
+// renderer that turns a command's result into table, JSON, CSV or Markdown.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/report/value.hpp"
+
+namespace gpuplan {
+
+enum class Format { table, json, csv, markdown };
+Format parse_format(const std::string& text);  // throws Error(usage)
+
+struct Table {
+  std::string title;
+  std::vector<std::string> headers;
+  std::vector<bool> right;  // per column: align right (numbers)
+  std::vector<std::vector<std::string>> rows;
+
+  void add_row(std::vector<std::string> row) { rows.push_back(std::move(row)); }
+};
+
+// What a command hands to the renderer: the machine form, the human form, notes.
+struct Document {
+  Value data;                      // JSON (and CSV when no csv table is given)
+  std::vector<Table> tables;       // table and markdown formats
+  std::vector<std::string> lines;  // free text after the tables (explanations, warnings)
+  std::optional<Table> csv;        // CSV rows; when absent, data is flattened to key,value
+};
+
+std::string render_text(const Table& t);
+std::string render_markdown(const Table& t);
+std::string render_csv(const Table& t);
+std::string csv_field(const std::string& s);
+std::string render(const Document& doc, Format format);
+
+}  // namespace gpuplan

@@ -1,0 +1,58 @@
+#pragma once
+// A small ordered document tree: what every command produces for machines (JSON, CSV)
+// and, with tables, for people. Keys keep insertion order, so output is deterministic.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpuplan {
+
+class Value {
+public:
+  enum class Type { null, boolean, number, string, array, object };
+
+  Value() = default;
+  Value(bool b) : type_(Type::boolean), bool_(b) {}
+  Value(double d) : type_(Type::number), number_(d) {}
+  Value(int i) : type_(Type::number), number_(i) {}
+  Value(long i) : type_(Type::number), number_(static_cast<double>(i)) {}
+  Value(long long i) : type_(Type::number), number_(static_cast<double>(i)) {}
+  Value(unsigned long i) : type_(Type::number), number_(static_cast<double>(i)) {}
+  Value(const char* s) : type_(Type::string), string_(s) {}
+  Value(std::string s) : type_(Type::string), string_(std::move(s)) {}
+
+  static Value object() { Value v; v.type_ = Type::object; return v; }
+  static Value array() { Value v; v.type_ = Type::array; return v; }
+
+  Type type() const { return type_; }
+  bool as_bool() const { return bool_; }
+  double as_number() const { return number_; }
+  const std::string& as_string() const { return string_; }
+  const std::vector<Value>& items() const { return items_; }
+  const std::vector<std::pair<std::string, Value>>& members() const { return members_; }
+
+  // Object: sets key (replacing an existing one in place). Returns the stored value.
+  Value& set(const std::string& key, Value v);
+  // Array: appends.
+  Value& push(Value v);
+  // Object lookup; nullptr when absent or not an object.
+  const Value* find(const std::string& key) const;
+
+private:
+  Type type_ = Type::null;
+  bool bool_ = false;
+  double number_ = 0;
+  std::string string_;
+  std::vector<Value> items_;
+  std::vector<std::pair<std::string, Value>> members_;
+};
+
+// JSON with two-space indentation, keys in insertion order, numbers in shortest exact form.
+std::string to_json(const Value& v);
+// The scalar at a dotted path ("layout.tp", "results.0.step_time_s"), or nullptr.
+const Value* find_path(const Value& root, const std::string& path);
+// Flattens nested objects into dotted keys (arrays by index), for key,value CSV.
+std::vector<std::pair<std::string, std::string>> flatten(const Value& v);
+std::string scalar_text(const Value& v);
+
+}  // namespace gpuplan

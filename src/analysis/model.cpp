@@ -1,0 +1,133 @@
+#include "gpuplan/analysis/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+
+ParamCounts count_params(const ModelArch& m) {
+  ParamCounts p;
+  const double h = m.hidden;
+  // Attention. MLA (DeepSeek-V2/V3): compressed queries and keys/values; otherwise
+  // Q and O are h x (heads x head_dim), K and V are h x (kv_heads x head_dim).
+  if (m.mla()) {
+    const double qk_head = m.qk_nope_dim + m.qk_rope_dim;
+    const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk_head
+                                       : h * m.heads * qk_head;
+    const double kv = h * (m.kv_lora_rank + m.qk_rope_dim) + m.kv_lora_rank +
+                      static_cast<double>(m.kv_lora_rank) * m.heads * (m.qk_nope_dim + m.v_head_dim);
+    const double o = static_cast<double>(m.heads) * m.v_head_dim * h;
+    p.attention = q + kv + o;
+    p.largest_tensor = std::max({h * m.q_lora_rank, o, static_cast<double>(m.q_lora_rank) * m.heads * qk_head});
+  } else {
+    const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
+    p.attention = 2 * h * qw + 2 * h * kvw;
+    if (m.qkv_bias || m.linear_bias) p.attention += qw + 2 * kvw;
+    if (m.linear_bias) p.attention += h;
+    p.largest_tensor = h * qw;
+  }
+  p.norms = (m.layernorm ? 4 : 2) * h;
+  const double mats = m.gated() ? 3 : 2;
+  p.dense_mlp = mats * h * m.ffn + (m.linear_bias ? m.ffn + h : 0);
+  p.largest_tensor = std::max(p.largest_tensor, h * m.ffn);
+  if (m.moe()) {
+    p.expert = mats * h * m.expert_ffn;
+    const double router = h * m.experts;
+    p.moe_mlp_total = (m.experts + m.shared_experts) * p.expert + router;
+    p.moe_mlp_active = (m.active_experts + m.shared_experts) * p.expert + router;
+  }
+  p.embedding = static_cast<double>(m.vocab) * h + (m.learned_positions ? static_cast<double>(m.max_context) * h : 0);
+  p.output = (m.tied_embeddings ? 0 : static_cast<double>(m.vocab) * h) + (m.layernorm ? 2 : 1) * h;
+  p.largest_tensor = std::max(p.largest_tensor, static_cast<double>(m.vocab) * h);
+  const int dense = m.moe() ? m.dense_layers : m.layers;
+  const int moe = m.moe_layers();
+  const double blocks_common = m.layers * (p.attention + p.norms);
+  p.total = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_total + p.embedding + p.output;
+  p.active = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_active + p.embedding + p.output;
+  return p;
+}
+
+ModelArch model_from_record(const Record& r) {
+  ModelArch m;
+  m.id = r.id;
+  m.name = r.text("name");
+  auto i = [&](const char* f, double fallback = 0) { return static_cast<int>(r.number(f, fallback)); };
+  m.layers = i("layers");
+  m.hidden = i("hidden");
+  m.heads = i("heads");
+  m.kv_heads = i("kv_heads", m.heads);
+  m.head_dim = i("head_dim", m.heads > 0 ? m.hidden / m.heads : 0);
+  m.ffn = i("ffn");
+  m.vocab = i("vocab");
+  std::string act = r.text("activation", "swiglu");
+  m.activation = act == "gelu" ? Activation::gelu : act == "geglu" ? Activation::geglu : Activation::swiglu;
+  m.layernorm = r.text("norm") == "layernorm";
+  m.tied_embeddings = r.flag("tied_embeddings");
+  m.learned_positions = r.flag("learned_positions");
+  m.qkv_bias = r.flag("qkv_bias");
+  m.linear_bias = r.flag("linear_bias");
+  m.max_context = static_cast<long>(r.number("max_context"));
+  m.sliding_window = static_cast<long>(r.number("sliding_window"));
+  m.sliding_layers = i("sliding_layers", m.sliding_window > 0 ? m.layers : 0);
+  m.experts = i("experts");
+  m.active_experts = i("active_experts");
+  m.shared_experts = i("shared_experts");
+  m.expert_ffn = i("expert_ffn", m.ffn);
+  m.dense_layers = i("dense_layers");
+  m.q_lora_rank = i("q_lora_rank");
+  m.kv_lora_rank = i("kv_lora_rank");
+  m.qk_rope_dim = i("qk_rope_dim");
+  m.qk_nope_dim = i("qk_nope_dim");
+  m.v_head_dim = i("v_head_dim");
+  if (m.mla()) m.head_dim = m.qk_nope_dim + m.qk_rope_dim;
+  m.stated_total = r.number("params_total");
+  m.stated_active = r.number("params_active", m.stated_total);
+  return m;
+}
+
+ModelArch synthesize_dense(double params) {
+  if (!(params >= 1e7 && params <= 1e14))
+    fail(Exit::usage, fmt::format("--params {} is outside 10M to 100T; give a count such as 7B or 405B", params));
+  ModelArch m;
+  m.id = "synthetic";
+  m.vocab = 128256;
+  m.activation = Activation::swiglu;
+  m.max_context = 8192;
+  // Llama's shapes keep width/layers near 128: 12 * L * h^2 = N with h = 128 L.
+  double layers = std::cbrt(params / (12.0 * 128 * 128));
+  int width_heads = std::max(1, static_cast<int>(std::lround(layers)));
+  m.hidden = 128 * width_heads;
+  m.heads = width_heads;
+  m.head_dim = 128;
+  m.kv_heads = std::min(8, m.heads);
+  while (m.heads % m.kv_heads) --m.kv_heads;
+  m.ffn = static_cast<int>(std::ceil(8.0 * m.hidden / 3.0 / 256.0) * 256);
+  m.layers = 1;
+  ParamCounts one = count_params(m);
+  double per_layer = one.attention + one.norms + one.dense_mlp;
+  double rest = one.embedding + one.output;
+  m.layers = std::max(1, static_cast<int>(std::lround((params - rest) / per_layer)));
+  m.name = fmt::format("synthetic dense model ({} layers, width {})", m.layers, m.hidden);
+  m.stated_total = count_params(m).total;
+  m.stated_active = m.stated_total;
+  return m;
+}
+
+void validate(const ModelArch& m) {
+  auto bad = [](const std::string& what) { fail(Exit::usage, what); };
+  if (m.layers <= 0) bad(fmt::format("layers must be positive (got {})", m.layers));
+  if (m.hidden <= 0) bad(fmt::format("hidden must be positive (got {})", m.hidden));
+  if (m.heads <= 0) bad(fmt::format("heads must be positive (got {})", m.heads));
+  if (m.kv_heads <= 0 || m.kv_heads > m.heads || m.heads % m.kv_heads)
+    bad(fmt::format("kv-heads {} must divide heads {}", m.kv_heads, m.heads));
+  if (m.head_dim <= 0 && m.hidden % m.heads)
+    bad(fmt::format("heads {} do not divide hidden {}; give a head dim", m.heads, m.hidden));
+  if (m.ffn <= 0) bad(fmt::format("ffn must be positive (got {})", m.ffn));
+  if (m.vocab <= 0) bad(fmt::format("vocab must be positive (got {})", m.vocab));
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,347 @@
+#include "gpuplan/catalog/catalog.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "gpuplan/catalog/builtin.hpp"
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+namespace fs = std::filesystem;
+
+const FieldValue* Record::get(std::string_view name) const {
+  for (const auto& [k, v] : fields)
+    if (k == name) return &v;
+  return nullptr;
+}
+double Record::number(std::string_view name, double fallback) const {
+  const FieldValue* v = get(name);
+  return v ? v->number : fallback;
+}
+std::string Record::text(std::string_view name, const std::string& fallback) const {
+  const FieldValue* v = get(name);
+  return v ? v->text : fallback;
+}
+bool Record::flag(std::string_view name, bool fallback) const {
+  const FieldValue* v = get(name);
+  return v ? v->flag : fallback;
+}
+
+namespace {
+
+std::string where(const toml::source_region& src, const std::string& path) {
+  return fmt::format("{}:{}:{}", path, src.begin.line, src.begin.column);
+}
+
+bool valid_id(std::string_view id) {
+  if (id.empty() || id.size() > 64) return false;
+  if (!(std::islower(static_cast<unsigned char>(id.front())) || std::isdigit(static_cast<unsigned char>(id.front()))))
+    return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+           c == '.';
+  });
+}
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    default: return "a date or time";
+  }
+}
+
+std::vector<std::string> field_names(const KindSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& f : spec.fields) out.emplace_back(f.name);
+  return out;
+}
+
+// Converts one TOML value to a FieldValue per its spec; returns an error message or "".
+std::string convert(const FieldSpec& spec, const toml::node& node, FieldValue& out) {
+  out.type = spec.type;
+  switch (spec.type) {
+    case FieldType::text:
+    case FieldType::choice: {
+      const auto* s = node.as_string();
+      if (!s) return fmt::format("'{}' must be a string, not {}", spec.name, type_name(node));
+      out.text = s->get();
+      if (out.text.empty()) return fmt::format("'{}' must not be empty", spec.name);
+      if (spec.type == FieldType::choice) {
+        std::string choices(spec.choices);
+        std::string padded = "|" + choices + "|";
+        if (padded.find("|" + out.text + "|") == std::string::npos)
+          return fmt::format("'{}' is '{}'; expected one of {}", spec.name, out.text, choices);
+      }
+      return {};
+    }
+    case FieldType::boolean: {
+      const auto* b = node.as_boolean();
+      if (!b) return fmt::format("'{}' must be true or false, not {}", spec.name, type_name(node));
+      out.flag = b->get();
+      return {};
+    }
+    case FieldType::integer:
+    case FieldType::number: {
+      double v = 0;
+      if (const auto* i = node.as_integer()) {
+        v = static_cast<double>(i->get());
+      } else if (const auto* d = node.as_floating_point()) {
+        v = d->get();
+      } else if (const auto* s = node.as_string()) {
+        try {
+          v = parse_quantity(s->get(), spec.kind);
+          // Prices are stored in the unit their key names (USD per hour, per kWh).
+          if (spec.kind == QuantityKind::money_per_hour) v *= 3600;
+          if (spec.kind == QuantityKind::money_per_kwh) v *= 3.6e6;
+        } catch (const QuantityError& e) {
+          return fmt::format("'{}': {}", spec.name, e.what());
+        }
+      } else {
+        return fmt::format("'{}' must be a number or a quantity string, not {}", spec.name, type_name(node));
+      }
+      if (!(v == v) || v < 0) return fmt::format("'{}' must not be negative", spec.name);
+      if (spec.type == FieldType::integer && v != static_cast<double>(static_cast<long long>(v)))
+        return fmt::format("'{}' must be a whole number, not {}", spec.name, v);
+      if (spec.max > spec.min && (v < spec.min || v > spec.max))
+        return fmt::format("'{}' = {} is outside the sane range {} to {} (SI units: {})", spec.name, v, spec.min,
+                           spec.max, describe(spec.kind));
+      out.number = v;
+      return {};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+bool Catalog::merge_text(std::string_view text, const std::string& path, std::vector<Diagnostic>& diags) {
+  std::size_t before = diags.size();
+  toml::table doc;
+  try {
+    doc = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    diags.push_back({where(e.source(), path), std::string(e.description())});
+    return false;
+  }
+  std::vector<std::string> kind_names;
+  for (const auto& k : catalog_kinds()) kind_names.emplace_back(k.kind);
+
+  for (const auto& [kind_key, kind_node] : doc) {
+    std::string kind_name(kind_key.str());
+    const KindSpec* spec = find_kind(kind_name);
+    if (!spec || spec->kind != kind_name) {
+      std::string hint = suggest(kind_name, kind_names);
+      diags.push_back({where(kind_key.source(), path),
+                       fmt::format("unknown catalog kind '{}'{}; expected one of accelerators, interconnects, models, "
+                                   "prices, servers, sites, storage",
+                                   kind_name, hint.empty() ? "" : "; did you mean " + hint + "?")});
+      continue;
+    }
+    const auto* records = kind_node.as_table();
+    if (!records) {
+      diags.push_back({where(kind_node.source(), path),
+                       fmt::format("'{}' must be a table of records such as [{}.my-id]", kind_name, kind_name)});
+      continue;
+    }
+    auto& bucket = kinds_[kind_name];
+    for (const auto& [id_key, rec_node] : *records) {
+      std::string id(id_key.str());
+      if (!valid_id(id)) {
+        diags.push_back({where(id_key.source(), path),
+                         fmt::format("id '{}' must be lower-case letters, digits, '-' or '.' (at most 64)", id)});
+        continue;
+      }
+      const auto* fields = rec_node.as_table();
+      if (!fields) {
+        diags.push_back({where(rec_node.source(), path), fmt::format("{} '{}' must be a table", spec->singular, id)});
+        continue;
+      }
+      auto existing = bucket.find(id);
+      Record rec;
+      if (existing != bucket.end()) rec = existing->second;
+      rec.kind = kind_name;
+      rec.id = id;
+      bool ok = true;
+      for (const auto& [fkey, fnode] : *fields) {
+        std::string fname(fkey.str());
+        if (fname == "id") continue;  // the key is the id; a matching id field is tolerated
+        const FieldSpec* fs = find_field(*spec, fname);
+        if (!fs) {
+          std::string hint = suggest(fname, field_names(*spec));
+          diags.push_back({where(fkey.source(), path),
+                           fmt::format("unknown key '{}' in {} '{}'{}", fname, spec->singular, id,
+                                       hint.empty() ? "" : "; did you mean '" + hint + "'?")});
+          ok = false;
+          continue;
+        }
+        FieldValue fv;
+        std::string err = convert(*fs, fnode, fv);
+        if (!err.empty()) {
+          diags.push_back({where(fnode.source(), path), err});
+          ok = false;
+          continue;
+        }
+        // A dense figure exactly twice what the built-in catalog says is almost
+        // certainly the sparse figure copied from a datasheet.
+        if (existing != bucket.end() && fname.find("flops_per_s") != std::string::npos) {
+          if (const FieldValue* old = existing->second.get(fname); old && old->number > 0 &&
+                                                                  fv.number == 2 * old->number) {
+            diags.push_back({where(fnode.source(), path),
+                             fmt::format("'{}' is exactly twice the catalog's dense figure; this looks like the "
+                                         "sparse figure (catalogs hold dense figures)",
+                                         fname)});
+            ok = false;
+            continue;
+          }
+        }
+        fv.origin = where(fnode.source(), path);
+        auto slot = std::find_if(rec.fields.begin(), rec.fields.end(), [&](auto& p) { return p.first == fname; });
+        if (slot != rec.fields.end()) slot->second = fv;
+        else rec.fields.emplace_back(fname, fv);
+      }
+      if (!ok) continue;
+      for (const auto& f : spec->fields) {
+        if (f.required && !rec.has(f.name)) {
+          diags.push_back({where(rec_node.source(), path),
+                           fmt::format("{} '{}' is missing required key '{}' ({})", spec->singular, id, f.name, f.help)});
+          ok = false;
+        }
+      }
+      if (!ok) continue;
+      // Keep fields in schema order so that `catalog show` is stable.
+      std::stable_sort(rec.fields.begin(), rec.fields.end(), [&](const auto& a, const auto& b) {
+        return find_field(*spec, a.first) < find_field(*spec, b.first);
+      });
+      rec.origins.push_back(path);
+      bucket[id] = std::move(rec);
+    }
+  }
+  return diags.size() == before;
+}
+
+bool Catalog::merge_path(const std::string& path, std::vector<Diagnostic>& diags) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(path, ec))
+      if (entry.path().extension() == ".toml") files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    bool ok = true;
+    for (const auto& f : files) ok = merge_path(f, diags) && ok;
+    return ok;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(Exit::no_input, fmt::format("cannot read catalog '{}': {}", path, std::strerror(errno)));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return merge_text(ss.str(), path, diags);
+}
+
+Catalog Catalog::builtin() {
+  Catalog c;
+  std::vector<Diagnostic> diags;
+  for (const auto& f : builtin_catalogs()) c.merge_text(f.text, "built-in:" + std::string(f.name), diags);
+  if (!diags.empty()) {
+    std::string msg = "the built-in catalog is invalid:";
+    for (const auto& d : diags) msg += "\n" + d.text();
+    fail(Exit::software, msg);
+  }
+  return c;
+}
+
+namespace {
+std::vector<std::string> split_colon(const char* value) {
+  std::vector<std::string> out;
+  if (!value) return out;
+  std::string s(value);
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t end = s.find(':', start);
+    std::string part = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!part.empty()) out.push_back(part);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<CatalogPath> catalog_paths(const std::vector<std::string>& extra) {
+  std::vector<CatalogPath> out;
+  auto add = [&](const std::string& origin, const std::string& p) {
+    std::error_code ec;
+    out.push_back({origin, p, fs::exists(p, ec)});
+  };
+  out.push_back({"built-in", "(compiled into the binary)", true});
+  // XDG base directory spec: relative entries are ignored; lowest priority first, and
+  // the first entry of XDG_DATA_DIRS is the most important, so it is merged last.
+  const char* dirs = std::getenv("XDG_DATA_DIRS");
+  std::vector<std::string> data_dirs = split_colon(dirs && *dirs ? dirs : "/usr/local/share:/usr/share");
+  std::reverse(data_dirs.begin(), data_dirs.end());
+  for (const auto& d : data_dirs)
+    if (!d.empty() && d.front() == '/') add("XDG_DATA_DIRS", d + "/gpuplan/catalogs");
+  const char* config = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  if (config && *config == '/') add("XDG_CONFIG_HOME", std::string(config) + "/gpuplan/catalogs");
+  else if (home && *home) add("XDG_CONFIG_HOME", std::string(home) + "/.config/gpuplan/catalogs");
+  for (const auto& p : split_colon(std::getenv("GPUPLAN_CATALOG_PATH"))) add("GPUPLAN_CATALOG_PATH", p);
+  for (const auto& p : extra) add("--catalog", p);
+  return out;
+}
+
+void Catalog::merge_chain(const std::vector<std::string>& extra) {
+  std::vector<Diagnostic> diags;
+  for (const auto& p : catalog_paths(extra)) {
+    if (p.origin == "built-in") continue;
+    // Explicit paths must exist; the conventional XDG locations are optional.
+    if (!p.exists && (p.origin == "--catalog" || p.origin == "GPUPLAN_CATALOG_PATH"))
+      fail(Exit::no_input, fmt::format("cannot read catalog '{}' (from {}): no such file or directory", p.path, p.origin));
+    if (p.exists) merge_path(p.path, diags);
+  }
+  if (!diags.empty()) {
+    std::string msg;
+    for (std::size_t i = 0; i < diags.size(); ++i) msg += (i ? "\n" : "") + diags[i].text();
+    fail(Exit::data, msg);
+  }
+}
+
+const Record* Catalog::find(std::string_view kind, std::string_view id) const {
+  auto k = kinds_.find(kind);
+  if (k == kinds_.end()) return nullptr;
+  auto r = k->second.find(std::string(id));
+  return r == k->second.end() ? nullptr : &r->second;
+}
+
+const Record& Catalog::get(std::string_view kind, std::string_view id) const {
+  if (const Record* r = find(kind, id)) return *r;
+  const KindSpec* spec = find_kind(kind);
+  std::string hint = suggest(std::string(id), ids(kind));
+  fail(Exit::usage, fmt::format("unknown {} '{}'{} (see 'gpuplan catalog list {}')", spec ? spec->singular : kind, id,
+                                hint.empty() ? "" : "; did you mean " + hint + "?", kind));
+}
+
+std::vector<const Record*> Catalog::list(std::string_view kind) const {
+  std::vector<const Record*> out;
+  auto k = kinds_.find(kind);
+  if (k != kinds_.end())
+    for (const auto& [id, r] : k->second) out.push_back(&r);
+  return out;
+}
+
+std::vector<std::string> Catalog::ids(std::string_view kind) const {
+  std::vector<std::string> out;
+  for (const Record* r : list(kind)) out.push_back(r->id);
+  return out;
+}
+
+}  // namespace gpuplan

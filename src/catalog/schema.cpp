@@ -1,0 +1,164 @@
+#include "gpuplan/catalog/schema.hpp"
+
+#include <array>
+
+namespace gpuplan {
+namespace {
+
+using F = FieldSpec;
+using T = FieldType;
+using Q = QuantityKind;
+
+// Every record: name and source are required; estimate marks an unverified figure.
+#define GPUPLAN_COMMON_FIELDS                                                              \
+  F{"name", T::text, Q::real, true, 0, 0, {}, "display name"},                             \
+      F{"source", T::text, Q::real, true, 0, 0, {}, "where the figures come from"},        \
+      F{"estimate", T::boolean, Q::real, false, 0, 0, {}, "true when a figure is unverified"}, \
+      F{"note", T::text, Q::real, false, 0, 0, {}, "caveats"}
+
+// Ranges are "sane" bounds: wide enough for any real device from a phone to a rack,
+// narrow enough to catch a unit slip (80 for 80 GB, 3.35 for 3.35 TB/s).
+constexpr double peta = 1e15;
+constexpr std::array accelerator_fields{
+    GPUPLAN_COMMON_FIELDS,
+    F{"vendor", T::text, Q::real, true, 0, 0, {}, "manufacturer"},
+    F{"family", T::choice, Q::real, true, 0, 0,
+      "volta|ampere|ada|hopper|blackwell|cdna2|cdna3|cdna4|tpu|gaudi|trainium|apple|cpu",
+      "architecture family (selects the default efficiency curves)"},
+    F{"memory_bytes", T::number, Q::bytes, true, 1e9, 2e13, {}, "device memory capacity"},
+    F{"memory_bw_bytes_per_s", T::number, Q::byte_rate, true, 1e10, 1e14, {}, "memory bandwidth"},
+    F{"fp64_flops_per_s", T::number, Q::flop_rate, false, 1e9, 1 * peta, {}, "dense FP64 (vector or tensor, whichever is higher)"},
+    F{"fp32_flops_per_s", T::number, Q::flop_rate, false, 1e9, 1 * peta, {}, "dense FP32 (non-tensor)"},
+    F{"tf32_flops_per_s", T::number, Q::flop_rate, false, 1e9, 5 * peta, {}, "dense TF32 tensor"},
+    F{"bf16_flops_per_s", T::number, Q::flop_rate, false, 1e9, 10 * peta, {}, "dense BF16 tensor"},
+    F{"fp16_flops_per_s", T::number, Q::flop_rate, false, 1e9, 10 * peta, {}, "dense FP16 tensor (FP32 accumulate)"},
+    F{"fp8_flops_per_s", T::number, Q::flop_rate, false, 1e9, 20 * peta, {}, "dense FP8 tensor"},
+    F{"fp4_flops_per_s", T::number, Q::flop_rate, false, 1e9, 40 * peta, {}, "dense FP4 tensor"},
+    F{"int8_ops_per_s", T::number, Q::flop_rate, false, 1e9, 20 * peta, {}, "dense INT8 tensor"},
+    F{"int4_ops_per_s", T::number, Q::flop_rate, false, 1e9, 40 * peta, {}, "dense INT4 tensor"},
+    F{"tdp_w", T::number, Q::power, false, 5, 5000, {}, "board power (TDP/TBP)"},
+    F{"scale_up", T::text, Q::real, false, 0, 0, {}, "interconnect id of the scale-up link"},
+    F{"scale_up_domain", T::integer, Q::count, false, 1, 100000, {}, "devices per scale-up domain"},
+    F{"devices_per_node", T::integer, Q::count, false, 1, 1000, {}, "devices per server"},
+    F{"host_link", T::text, Q::real, false, 0, 0, {}, "interconnect id of the host link"},
+    F{"scale_out", T::text, Q::real, false, 0, 0, {}, "interconnect id of the usual scale-out NIC"},
+    F{"nics_per_node", T::integer, Q::count, false, 0, 64, {}, "scale-out NICs per node"},
+    F{"unified_memory", T::boolean, Q::real, false, 0, 0, {}, "memory shared with the CPU (Apple, Grace)"},
+    F{"gpu_memory_share", T::number, Q::fraction, false, 0.1, 1, {}, "share of unified memory the GPU may use"},
+    F{"launch_year", T::integer, Q::real, true, 2010, 2035, {}, "year of launch"},
+};
+
+constexpr std::array interconnect_fields{
+    GPUPLAN_COMMON_FIELDS,
+    F{"scope", T::choice, Q::real, true, 0, 0, "scale-up|scale-out|host", "where the link is used"},
+    F{"bw_per_direction_bytes_per_s", T::number, Q::byte_rate, true, 1e8, 1e13, {}, "per device (or port), per direction"},
+    F{"latency_s", T::number, Q::duration, true, 1e-8, 1e-3, {}, "small-message latency per hop"},
+    F{"switch_radix", T::integer, Q::count, false, 2, 10000, {}, "ports per switch"},
+    F{"switch_power_w", T::number, Q::power, false, 1, 1e5, {}, "power per switch"},
+    F{"nic_power_w", T::number, Q::power, false, 1, 1000, {}, "power per NIC or port"},
+    F{"port_usd", T::number, Q::money, false, 1, 1e6, {}, "capital cost per port (NIC, switch port, optics)"},
+};
+
+constexpr std::array storage_fields{
+    GPUPLAN_COMMON_FIELDS,
+    F{"unit", T::text, Q::real, true, 0, 0, {}, "what one unit is (appliance, node, drive)"},
+    F{"read_bytes_per_s", T::number, Q::byte_rate, true, 1e6, 1e13, {}, "read throughput per unit"},
+    F{"write_bytes_per_s", T::number, Q::byte_rate, true, 1e6, 1e13, {}, "write throughput per unit"},
+    F{"capacity_bytes", T::number, Q::bytes, false, 1e9, 1e18, {}, "usable capacity per unit"},
+    F{"usd_per_tb", T::number, Q::money, false, 1, 1e5, {}, "price per usable TB"},
+    F{"usd_per_tb_month", T::number, Q::money, false, 0.01, 1e4, {}, "rental price per TB-month"},
+    F{"power_w", T::number, Q::power, false, 1, 1e5, {}, "power per unit"},
+};
+
+constexpr std::array site_fields{
+    GPUPLAN_COMMON_FIELDS,
+    F{"pue", T::number, Q::real, true, 1, 3, {}, "power usage effectiveness"},
+    F{"usd_per_kwh", T::number, Q::money_per_kwh, true, 1e-3, 2, {}, "electricity price"},
+    F{"grid_gco2_per_kwh", T::number, Q::real, true, 0, 2000, {}, "grid carbon intensity, g CO2e per kWh"},
+    F{"rack_power_w", T::number, Q::power, false, 1000, 1e6, {}, "power budget per rack"},
+    F{"facility_usd_per_kw_month", T::number, Q::money, false, 0, 10000, {}, "colocation/facility cost per kW of IT per month"},
+};
+
+constexpr std::array price_fields{
+    GPUPLAN_COMMON_FIELDS,
+    F{"as_of", T::text, Q::real, true, 0, 0, {}, "date the price was observed (YYYY-MM or YYYY-MM-DD)"},
+    F{"accelerator", T::text, Q::real, true, 0, 0, {}, "accelerator id"},
+    F{"type", T::choice, Q::real, true, 0, 0, "cloud|purchase", "rent or buy"},
+    F{"provider", T::text, Q::real, true, 0, 0, {}, "cloud provider or seller"},
+    F{"commitment", T::choice, Q::real, false, 0, 0, "on-demand|spot|1y|3y|capacity-block|list", "pricing term"},
+    F{"usd_per_gpu_hour", T::number, Q::money_per_hour, false, 0.01, 200, {}, "rental price per device-hour"},
+    F{"usd_per_device", T::number, Q::money, false, 100, 1e7, {}, "purchase price per device (server share included when noted)"},
+};
+
+constexpr std::array server_fields{
+    GPUPLAN_COMMON_FIELDS,
+    F{"accelerator", T::text, Q::real, true, 0, 0, {}, "accelerator id"},
+    F{"devices", T::integer, Q::count, true, 1, 1000, {}, "accelerators per server"},
+    F{"max_power_w", T::number, Q::power, true, 100, 2e5, {}, "nameplate maximum power"},
+    F{"rack_units", T::integer, Q::count, false, 1, 60, {}, "height in rack units"},
+    F{"usd", T::number, Q::money, false, 1000, 1e8, {}, "purchase price of the server"},
+    F{"as_of", T::text, Q::real, false, 0, 0, {}, "date of the price"},
+};
+
+constexpr std::array model_fields{
+    GPUPLAN_COMMON_FIELDS,
+    F{"family", T::text, Q::real, false, 0, 0, {}, "model family"},
+    F{"layers", T::integer, Q::count, true, 1, 1000, {}, "transformer blocks"},
+    F{"hidden", T::integer, Q::count, true, 64, 200000, {}, "model width"},
+    F{"heads", T::integer, Q::count, true, 1, 1024, {}, "query heads"},
+    F{"kv_heads", T::integer, Q::count, false, 1, 1024, {}, "key/value heads (grouped-query attention)"},
+    F{"head_dim", T::integer, Q::count, false, 8, 1024, {}, "per-head width when not hidden/heads"},
+    F{"ffn", T::integer, Q::count, true, 64, 1000000, {}, "MLP inner width (dense layers)"},
+    F{"vocab", T::integer, Q::count, true, 100, 2000000, {}, "vocabulary size"},
+    F{"activation", T::choice, Q::real, true, 0, 0, "gelu|swiglu|geglu", "MLP type (gated ones have three matrices)"},
+    F{"norm", T::choice, Q::real, true, 0, 0, "layernorm|rmsnorm", "normalisation"},
+    F{"tied_embeddings", T::boolean, Q::real, true, 0, 0, {}, "input and output embeddings shared"},
+    F{"learned_positions", T::boolean, Q::real, false, 0, 0, {}, "learned position embeddings (GPT-style)"},
+    F{"qkv_bias", T::boolean, Q::real, false, 0, 0, {}, "biases on Q, K, V"},
+    F{"linear_bias", T::boolean, Q::real, false, 0, 0, {}, "biases on every linear layer (GPT-2/3 style)"},
+    F{"max_context", T::integer, Q::count, true, 128, 100000000, {}, "maximum context in tokens"},
+    F{"sliding_window", T::integer, Q::count, false, 1, 100000000, {}, "sliding-window attention span"},
+    F{"sliding_layers", T::integer, Q::count, false, 0, 1000, {}, "layers that use the sliding window (default all when a window is set)"},
+    F{"experts", T::integer, Q::count, false, 1, 4096, {}, "routed experts per MoE layer"},
+    F{"active_experts", T::integer, Q::count, false, 1, 256, {}, "routed experts per token"},
+    F{"shared_experts", T::integer, Q::count, false, 0, 64, {}, "always-active experts"},
+    F{"expert_ffn", T::integer, Q::count, false, 16, 1000000, {}, "inner width of one expert"},
+    F{"dense_layers", T::integer, Q::count, false, 0, 1000, {}, "leading dense layers in an MoE model"},
+    F{"q_lora_rank", T::integer, Q::count, false, 1, 100000, {}, "MLA: query compression rank"},
+    F{"kv_lora_rank", T::integer, Q::count, false, 1, 100000, {}, "MLA: key/value compression rank"},
+    F{"qk_rope_dim", T::integer, Q::count, false, 1, 1024, {}, "MLA: rotary part of each head"},
+    F{"qk_nope_dim", T::integer, Q::count, false, 1, 1024, {}, "MLA: non-rotary part of each head"},
+    F{"v_head_dim", T::integer, Q::count, false, 1, 1024, {}, "MLA: value head width"},
+    F{"params_total", T::number, Q::count, true, 1e6, 1e14, {}, "parameters as stated by the source"},
+    F{"params_active", T::number, Q::count, false, 1e6, 1e14, {}, "active parameters per token (MoE)"},
+};
+
+#undef GPUPLAN_COMMON_FIELDS
+
+constexpr std::array kinds{
+    KindSpec{"accelerators", "accelerator", accelerator_fields},
+    KindSpec{"interconnects", "interconnect", interconnect_fields},
+    KindSpec{"models", "model", model_fields},
+    KindSpec{"prices", "price", price_fields},
+    KindSpec{"servers", "server", server_fields},
+    KindSpec{"sites", "site", site_fields},
+    KindSpec{"storage", "storage system", storage_fields},
+};
+
+}  // namespace
+
+std::span<const KindSpec> catalog_kinds() { return kinds; }
+
+const KindSpec* find_kind(std::string_view kind) {
+  for (const auto& k : kinds)
+    if (k.kind == kind || k.singular == kind) return &k;
+  return nullptr;
+}
+
+const FieldSpec* find_field(const KindSpec& kind, std::string_view name) {
+  for (const auto& f : kind.fields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+}  // namespace gpuplan

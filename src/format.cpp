@@ -1,0 +1,74 @@
+#include "gpuplan/format.hpp"
+
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace gpuplan {
+
+std::string format_sig(double value, int digits) {
+  if (value == 0) return "0";
+  if (!std::isfinite(value)) return value > 0 ? "inf" : (value < 0 ? "-inf" : "nan");
+  double mag = std::fabs(value);
+  if (mag >= 1e15 || mag < 1e-4) return fmt::format("{:.{}e}", value, digits - 1);
+  int exponent = static_cast<int>(std::floor(std::log10(mag)));
+  int decimals = std::max(0, digits - 1 - exponent);
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  // Rounding may carry into a new digit (9.996 -> 10.00): trim to the right width again.
+  double rounded = std::stod(text);
+  if (std::floor(std::log10(std::fabs(rounded))) > exponent && decimals > 0)
+    text = fmt::format("{:.{}f}", value, decimals - 1);
+  return text;
+}
+
+std::string format_si(double value, const std::string& unit) {
+  static constexpr std::array<std::pair<double, const char*>, 7> prefixes{
+      {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}}};
+  double mag = std::fabs(value);
+  for (const auto& [scale, prefix] : prefixes) {
+    if (mag >= scale * 0.9995) return fmt::format("{} {}{}", format_sig(value / scale), prefix, unit);
+  }
+  if (mag >= 1e-3 * 0.9995) return fmt::format("{} m{}", format_sig(value * 1e3), unit);
+  if (mag == 0) return fmt::format("0 {}", unit);
+  return fmt::format("{} {}", format_sig(value), unit);
+}
+
+std::string format_iec(double bytes) {
+  static constexpr std::array<const char*, 6> names{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = bytes;
+  std::size_t i = 0;
+  while (std::fabs(v) >= 1023.5 && i + 1 < names.size()) {
+    v /= 1024.0;
+    ++i;
+  }
+  return fmt::format("{} {}", format_sig(v), names[i]);
+}
+
+std::string format_duration(double s) {
+  double mag = std::fabs(s);
+  if (mag < 1) return format_si(s, "s");
+  if (mag < 120) return format_sig(s) + " s";
+  if (mag < 7200) return format_sig(s / 60) + " min";
+  if (mag < 3 * 86400) return format_sig(s / 3600) + " h";
+  if (mag < 60 * 86400) return format_sig(s / 86400) + " d";
+  if (mag < 730 * 86400) return format_sig(s / (7 * 86400)) + " w";
+  return format_sig(s / (365 * 86400)) + " y";
+}
+
+std::string format_usd(double usd) {
+  double mag = std::fabs(usd);
+  if (mag >= 1e9) return "$" + format_sig(usd / 1e9) + "B";
+  if (mag >= 1e6) return "$" + format_sig(usd / 1e6) + "M";
+  if (mag >= 1e4) return "$" + format_sig(usd / 1e3) + "k";
+  if (mag >= 1) return fmt::format("${:.2f}", usd);
+  return "$" + format_sig(usd);
+}
+
+std::string format_exact(double value) {
+  if (!std::isfinite(value)) return "null";
+  if (value == std::floor(value) && std::fabs(value) < 9.007199254740992e15)
+    return fmt::format("{}", static_cast<long long>(value));
+  return fmt::format("{}", value);
+}
+
+}  // namespace gpuplan

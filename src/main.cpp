@@ -1,0 +1,3 @@
+#include "gpuplan/cli.hpp"
+
+int main(int argc, char** argv) { return gpuplan::cli_main(argc, argv); }

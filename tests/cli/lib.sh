@@ -1,0 +1,35 @@
+# Helpers for black-box tests of the real binary. Each test script is run by ctest as
+#   bash tests/cli/NAME.sh /path/to/gpuplan /path/to/source
+# and sources this file. A failed expectation prints what differed and exits 1.
+set -u
+GPUPLAN="$1"
+SRC="$2"
+GOLDEN="$SRC/tests/golden"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/config" XDG_DATA_DIRS="$TMP/data"
+unset GPUPLAN_CATALOG_PATH
+failures=0
+
+# run ARGS...: runs gpuplan, leaving $out, $err and $rc.
+run() {
+  "$GPUPLAN" "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  out=$(cat "$TMP/out")
+  err=$(cat "$TMP/err")
+}
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc (stderr: $err)"; }
+expect_out() { grep -qF -- "$1" "$TMP/out" || fail "stdout lacks '$1'"; }
+expect_err() { grep -qF -- "$1" "$TMP/err" || fail "stderr lacks '$1' (stderr: $err)"; }
+expect_no_out() { [ -z "$out" ] || fail "stdout should be empty, got: ${out:0:200}"; }
+expect_one_line_err() { [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "stderr should be one line, got: $err"; }
+# golden NAME: stdout must equal tests/golden/NAME (regenerate with GPUPLAN_UPDATE_GOLDEN=1).
+golden() {
+  if [ "${GPUPLAN_UPDATE_GOLDEN:-0}" = 1 ]; then cp "$TMP/out" "$GOLDEN/$1"; return; fi
+  diff -u "$GOLDEN/$1" "$TMP/out" >"$TMP/diff" || { fail "golden $1 differs"; head -40 "$TMP/diff" >&2; }
+}
+finish() {
+  [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
+  echo "ok"
+}

@@ -1,0 +1,170 @@
+#include <catch2/catch.hpp>
+
+#include "gpuplan/analysis/model.hpp"
+#include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/error.hpp"
+
+using namespace gpuplan;
+using Catch::Matchers::Contains;
+
+namespace {
+std::vector<Diagnostic> load(Catalog& c, const std::string& text) {
+  std::vector<Diagnostic> d;
+  c.merge_text(text, "user.toml", d);
+  return d;
+}
+}  // namespace
+
+TEST_CASE("built-in catalog loads with the required breadth", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  CHECK(c.list("accelerators").size() >= 35);
+  CHECK(c.list("models").size() >= 20);
+  CHECK(c.list("sites").size() >= 8);
+  for (const char* kind : {"accelerators", "interconnects", "models", "prices", "servers", "sites", "storage"}) {
+    for (const Record* r : c.list(kind)) {
+      INFO(kind << " " << r->id);
+      CHECK(!r->text("source").empty());
+      if (std::string(kind) == "prices") CHECK(!r->text("as_of").empty());
+    }
+  }
+  const Record& h100 = c.get("accelerators", "h100-sxm");
+  CHECK(h100.number("memory_bytes") == 80e9);
+  CHECK(h100.number("memory_bw_bytes_per_s") == Approx(3.35e12));
+  CHECK(h100.number("bf16_flops_per_s") == Approx(989.4e12));
+  CHECK(h100.number("tdp_w") == 700);
+}
+
+TEST_CASE("every accelerator's links resolve to interconnects", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  for (const Record* r : c.list("accelerators")) {
+    for (const char* f : {"scale_up", "scale_out", "host_link"}) {
+      if (!r->has(f)) continue;
+      INFO(r->id << " " << f << " = " << r->text(f));
+      CHECK(c.find("interconnects", r->text(f)) != nullptr);
+    }
+  }
+  for (const char* kind : {"prices", "servers"})
+    for (const Record* r : c.list(kind)) {
+      INFO(r->id);
+      CHECK(c.find("accelerators", r->text("accelerator")) != nullptr);
+    }
+}
+
+TEST_CASE("model parameter counts match the stated counts within 1 percent", "[catalog][model]") {
+  Catalog c = Catalog::builtin();
+  for (const Record* r : c.list("models")) {
+    ModelArch m = model_from_record(*r);
+    ParamCounts p = count_params(m);
+    INFO(r->id << " derived " << p.total << " stated " << m.stated_total);
+    CHECK(std::abs(p.total / m.stated_total - 1) < 0.01);
+    if (m.moe()) {
+      // Sources give active counts to two digits ("37B" covers 36.5B to 37.5B), so the
+      // active check allows 2%.
+      INFO("active derived " << p.active << " stated " << m.stated_active);
+      CHECK(std::abs(p.active / m.stated_active - 1) < 0.02);
+    }
+  }
+}
+
+TEST_CASE("llama 2 7b counts to the parameter exactly", "[model]") {
+  // 6,738,415,616 is the safetensors count of meta-llama/Llama-2-7b-hf.
+  ModelArch m = model_from_record(Catalog::builtin().get("models", "llama-2-7b"));
+  CHECK(count_params(m).total == 6738415616.0);
+}
+
+TEST_CASE("synthesised dense models land near the asked size", "[model]") {
+  for (double n : {1e9, 7e9, 70e9, 405e9}) {
+    ModelArch m = synthesize_dense(n);
+    INFO(n << " -> " << m.name);
+    CHECK(std::abs(count_params(m).total / n - 1) < 0.05);
+    CHECK(m.hidden % m.heads == 0);
+  }
+  CHECK_THROWS_AS(synthesize_dense(0), Error);
+}
+
+TEST_CASE("user files override fields by id and add new records", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  auto d = load(c, R"([accelerators.h100-sxm]
+tdp_w = "650W"
+
+[accelerators.my-quote]
+name = "Quoted card"
+vendor = "Acme"
+family = "hopper"
+memory_bytes = "96GB"
+memory_bw_bytes_per_s = "4TB/s"
+bf16_flops_per_s = "1000T"
+tdp_w = 800
+launch_year = 2025
+source = "vendor quote 2026-11"
+)");
+  REQUIRE(d.empty());
+  CHECK(c.get("accelerators", "h100-sxm").number("tdp_w") == 650);
+  CHECK(c.get("accelerators", "h100-sxm").number("memory_bytes") == 80e9);
+  CHECK(c.get("accelerators", "my-quote").number("memory_bytes") == 96e9);
+}
+
+TEST_CASE("catalog errors carry file line and column", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  SECTION("syntax") {
+    auto d = load(c, "[accelerators.x]\nname = \n");
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].where == "user.toml:2:8");
+  }
+  SECTION("wrong type") {
+    auto d = load(c, "[accelerators.h100-sxm]\ntdp_w = true\n");
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].text() == "user.toml:2:9: error: 'tdp_w' must be a number or a quantity string, not a boolean");
+  }
+  SECTION("unknown key with a suggestion") {
+    auto d = load(c, "[accelerators.h100-sxm]\nmemory_byte = \"80GB\"\n");
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].where == "user.toml:2:1");
+    CHECK_THAT(d[0].message, Contains("did you mean 'memory_bytes'"));
+  }
+  SECTION("missing required field") {
+    auto d = load(c, "[sites.mine]\nname = \"x\"\nsource = \"y\"\npue = 1.2\ngrid_gco2_per_kwh = 300\n");
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0].message, Contains("missing required key 'usd_per_kwh'"));
+  }
+  SECTION("absurd and negative values") {
+    auto d = load(c, "[sites.hyperscale]\npue = 0.8\n[accelerators.h100-sxm]\nmemory_bytes = \"-80GB\"\n");
+    REQUIRE(d.size() == 2);  // kinds are checked in name order: accelerators first
+    CHECK(d[0].where == "user.toml:4:16");
+    CHECK_THAT(d[0].message, Contains("negative"));
+    CHECK(d[1].where == "user.toml:2:7");
+    CHECK_THAT(d[1].message, Contains("outside the sane range"));
+  }
+  SECTION("unit slip: 80 bytes of memory") {
+    auto d = load(c, "[accelerators.h100-sxm]\nmemory_bytes = 80\n");
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0].message, Contains("sane range"));
+  }
+  SECTION("duplicate id") {
+    auto d = load(c, "[models.x]\nname = \"a\"\n[models.x]\nname = \"b\"\n");
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].where == "user.toml:3:1");
+  }
+  SECTION("sparse figure where dense is expected") {
+    auto d = load(c, "[accelerators.h100-sxm]\nbf16_flops_per_s = \"1978.8T\"\n");
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0].message, Contains("sparse"));
+  }
+  SECTION("unknown kind and bad id") {
+    auto d = load(c, "[accelerator.x]\nname = \"a\"\n[models.Bad_Id]\nname = \"b\"\n");
+    REQUIRE(d.size() == 2);
+    CHECK_THAT(d[0].message, Contains("did you mean accelerators?"));
+    CHECK_THAT(d[1].message, Contains("lower-case"));
+  }
+  SECTION("bad choice") {
+    auto d = load(c, "[models.llama-2-7b]\nactivation = \"relu\"\n");
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0].message, Contains("expected one of gelu|swiglu|geglu"));
+  }
+}
+
+TEST_CASE("unknown ids suggest the nearest", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  CHECK_THROWS_WITH(c.get("accelerators", "h100"), Contains("did you mean h100-"));
+  CHECK_THROWS_WITH(c.get("accelerators", "h100-smx"), Contains("did you mean h100-sxm?"));
+}
