@@ -95,6 +95,56 @@ int cli_main(int argc, char** argv) {
   add_globals(paths);
   paths->callback([&] { action = [&] { print(run_catalog_paths(g.catalogs), g); return 0; }; });
 
+  // ---- memory, train, search: the same settings as plan files, through apply_setting
+  Scenario scenario;
+  RunOptions run_opts;
+  std::vector<std::pair<std::string, std::string>> settings;
+  auto add_settings = [&](CLI::App* sub, bool training) {
+    struct Flag { const char* name; const char* help; };
+    static const Flag flags[] = {
+        {"model", "Model id from the catalog (gpuplan catalog list models)"},
+        {"params", "Parameter count (e.g. 70B): synthesises a Llama-like dense model"},
+        {"layers", "Override the model's layer count"}, {"hidden", "Override the hidden width"},
+        {"heads", "Override the attention heads"}, {"kv-heads", "Override the key/value heads"},
+        {"ffn", "Override the MLP width"}, {"vocab", "Override the vocabulary"},
+        {"gpu", "Accelerator id (default h100-sxm)"}, {"gpus", "Number of devices"},
+        {"tp", "Tensor-parallel degree"}, {"pp", "Pipeline-parallel degree"}, {"dp", "Data-parallel degree"},
+        {"cp", "Context-parallel degree"}, {"ep", "Expert-parallel degree"}, {"zero", "ZeRO stage 0-3"},
+        {"recompute", "none, selective or full"}, {"micro-batch", "Sequences per micro-batch"},
+        {"global-batch", "Sequences per step"}, {"interleave", "Virtual pipeline stages per device"},
+        {"sequence-parallel", "true or false"}, {"seq-len", "Sequence length in tokens"},
+        {"precision", "bf16, fp16, fp8, tf32 or fp32"}, {"optimizer", "adam, adam8bit or sgd"},
+        {"grad-dtype", "fp32 (Megatron) or bf16/fp16"}, {"reserve", "Framework reserve per device (default 1GiB)"},
+        {"tokens", "Training tokens (default 20 per parameter)"}, {"weeks", "Deadline in weeks"},
+        {"days", "Deadline in days"}, {"goodput", "Share of wall-clock doing useful steps (default 0.9)"},
+        {"mode", "memory: train or infer"}, {"quant", "Inference weights: bf16, fp8, int8, int4, q4_k_m, ..."},
+        {"context", "Inference context in tokens"}, {"batch", "Inference sequences"}};
+    for (const auto& f : flags) {
+      std::string name = f.name;
+      if (!training && (name == "tokens" || name == "weeks" || name == "days" || name == "goodput")) continue;
+      sub->add_option_function<std::string>("--" + name,
+                                            [&settings, name](const std::string& v) { settings.emplace_back(name, v); },
+                                            f.help);
+    }
+    sub->add_flag("--explain", run_opts.explain, "Show each term with its formula and assumptions");
+    add_globals(sub);
+  };
+  auto apply_all = [&] {
+    for (const auto& [k, v] : settings) apply_setting(scenario, k, v);
+  };
+  auto* memory = app.add_subcommand("memory", "Memory per device for a model and layout, or the fewest devices");
+  add_settings(memory, false);
+  memory->add_flag("--min-gpus", run_opts.min_gpus, "Find the fewest devices (and a layout) that fit");
+  memory->callback([&] { action = [&] { apply_all(); print(run_memory(load_catalog(g), scenario, run_opts), g); return 0; }; });
+  auto* train = app.add_subcommand("train", "Fastest layout, step time and time to train");
+  add_settings(train, true);
+  train->callback([&] { action = [&] { apply_all(); print(run_train(load_catalog(g), scenario, run_opts), g); return 0; }; });
+  auto* search = app.add_subcommand("search", "Rank every layout on --gpus devices");
+  add_settings(search, true);
+  search->add_option("--top", run_opts.top, "How many layouts to list (default 10)")->check(CLI::Range(1, 10000));
+  search->add_flag("--stats", run_opts.stats, "Report layouts evaluated and the evaluation rate");
+  search->callback([&] { action = [&] { apply_all(); print(run_search(load_catalog(g), scenario, run_opts), g); return 0; }; });
+
   try {
     try {
       app.parse(argc, argv);

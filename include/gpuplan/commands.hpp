@@ -24,3 +24,26 @@ Document run_catalog_check(const std::vector<std::string>& files, bool& ok);
 Document run_catalog_paths(const std::vector<std::string>& extra);
 
 }  // namespace gpuplan
+
+#include "gpuplan/scenario.hpp"
+
+namespace gpuplan {
+
+struct RunOptions {
+  bool explain = false;
+  bool min_gpus = false;  // memory --min-gpus
+  bool stats = false;     // search --stats
+  int top = 10;
+};
+
+// gpuplan memory: the breakdown of one layout, or the fewest devices that fit.
+Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions& o);
+// gpuplan train: best layout on --gpus devices (or the fewest meeting --weeks), and the time.
+Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o);
+// gpuplan search: the ranked layouts on --gpus devices.
+Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions& o);
+
+// Shared JSON pieces.
+Value layout_json(const Layout& l);
+
+}  // namespace gpuplan

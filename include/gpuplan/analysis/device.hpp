@@ -1,0 +1,42 @@
+#pragma once
+// An accelerator resolved from the catalog with its links: what the analyses read.
+#include <string>
+
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+class Catalog;
+
+enum class DType { fp32, tf32, bf16, fp16, fp8, fp4, int8, int4 };
+DType parse_dtype(const std::string& s);  // throws Error(usage)
+std::string to_string(DType d);
+
+struct Link {
+  std::string id;
+  ByteRate bw_per_direction = bytes_per_s(0);
+  Seconds latency = seconds(0);
+  int switch_radix = 0;
+};
+
+struct Device {
+  std::string id, name, family;
+  Bytes memory = bytes(0);
+  ByteRate memory_bw = bytes_per_s(0);
+  double peak[8] = {};  // FLOP/s by DType; 0 when the device has no such unit
+  Watts tdp = watts(0);  // 0 when no source gives it
+  Link scale_up, scale_out, host;
+  int scale_up_domain = 1, devices_per_node = 1, nics_per_node = 0;
+  bool unified_memory = false;
+  double gpu_memory_share = 1;
+  std::string source;
+
+  // Peak for a dtype, falling back to the next wider type the device has (fp8 -> bf16).
+  FlopRate peak_for(DType d) const;
+  // Memory a model may use (unified memory counts once, at the share the GPU may wire).
+  Bytes usable_memory() const { return memory * gpu_memory_share; }
+};
+
+Device resolve_device(const Catalog& catalog, const std::string& id);
+
+}  // namespace gpuplan

@@ -1,0 +1,48 @@
+#pragma once
+// Training memory per device (the most loaded one), after Megatron's theoretical memory,
+// DeepSpeed's ZeRO estimators and Korthikanti et al. 2022 (activations).
+#include "gpuplan/analysis/model.hpp"
+#include "gpuplan/layout.hpp"
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+enum class Optimizer { adam, adam8bit, sgd };
+
+struct TrainSettings {
+  int seq_len = 4096;
+  int weight_bytes = 2;     // bf16/fp16 weights (fp8 training keeps bf16 weights, as Transformer Engine)
+  int grad_bytes = 4;       // Megatron's fp32 main gradients; 2 for 16-bit gradients
+  Optimizer optimizer = Optimizer::adam;
+  bool flash_attention = true;
+  Bytes reserve = bytes(1024.0 * 1024 * 1024);  // CUDA context, cuBLAS workspace, allocator slack
+  Bytes bucket = bytes(2 * 25e6);  // two 25 MB gradient buckets in flight (PyTorch DDP bucket_cap_mb)
+};
+
+// Bytes of optimizer state per parameter, fp32 master weights included: Adam 12, 8-bit Adam 6, SGD 8.
+int optimizer_bytes_per_param(Optimizer o);
+
+// Parameters held by one device of one pipeline stage (the first and the last are kept).
+struct StageParams {
+  double dense = 0;   // sharded over dp x cp by ZeRO
+  double expert = 0;  // sharded over dp x cp / ep
+  double total() const { return dense + expert; }
+};
+StageParams stage_params(const ModelArch& m, const ParamCounts& pc, const Layout& l, bool last_stage);
+
+struct MemoryBreakdown {
+  Bytes weights = bytes(0), gradients = bytes(0), optimizer = bytes(0), activations = bytes(0),
+        buffers = bytes(0), reserve = bytes(0);
+  double params_per_device = 0;
+  bool last_stage = false;  // whether the last pipeline stage is the most loaded
+  Bytes total() const { return weights + gradients + optimizer + activations + buffers + reserve; }
+};
+
+// Activation bytes held by one layer for one micro-batch (Korthikanti Table 2, generalised to
+// grouped-query attention, gated MLPs, MoE and flash attention; see memory.cpp).
+Bytes layer_activations(const ModelArch& m, const TrainSettings& s, const Layout& l, Recompute r);
+
+// Memory of the most loaded device. Allocates nothing: the layout search calls it millions of times.
+MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l);
+
+}  // namespace gpuplan

@@ -1,0 +1,42 @@
+#pragma once
+// Exhaustive layout search: tp x pp x dp x cp x ep x micro-batch x recompute x ZeRO x
+// interleaving x sequence parallelism, honouring divisibility and the user's constraints,
+// pruning layouts that do not fit before timing them.
+#include <vector>
+
+#include "gpuplan/analysis/step.hpp"
+
+namespace gpuplan {
+
+struct Candidate {
+  Layout layout;
+  StepTime time;
+  MemoryBreakdown memory;
+  double tokens_per_s = 0;
+};
+
+struct SearchResult {
+  long evaluated = 0;  // layouts considered
+  long fitting = 0;    // layouts whose memory fits
+  std::vector<Candidate> top;  // best first
+  double seconds = 0;  // wall time of the search
+};
+
+// Ranks by tokens per second, then by the documented tie order: smaller tp, pp, cp, ep,
+// zero, micro-batch, recompute (none < selective < full), interleave, sequence parallel off.
+SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
+                            int top_k);
+
+// The fewest devices (any count) for which some layout fits in memory; gpus = 0 if none
+// up to max_gpus. The layout's step time is not considered.
+struct MinGpus {
+  int gpus = 0;
+  Candidate best;
+  long evaluated = 0;
+};
+MinGpus min_gpus_for_memory(const StepModel& sm, const LayoutConstraints& c, int max_gpus);
+
+// Memory of one layout as given (every unset flag at its default).
+Layout layout_from(const LayoutConstraints& c, int gpus_hint);
+
+}  // namespace gpuplan

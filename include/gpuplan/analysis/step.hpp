@@ -1,0 +1,57 @@
+#pragma once
+// Training step time of one layout: compute by roofline with size-dependent GEMM
+// efficiency, tensor/pipeline/data/context/expert-parallel communication over the
+// scale-up and scale-out links, the pipeline bubble, and the optimizer step.
+#include "gpuplan/analysis/device.hpp"
+#include "gpuplan/analysis/memory.hpp"
+
+namespace gpuplan {
+
+// Achievable fractions of datasheet peaks per accelerator family: the default curve that a
+// calibration file replaces. Sources in step.cpp.
+struct Efficiency {
+  double gemm_max = 0.8;    // large bf16 GEMMs
+  // Per-dimension penalty: eff = max / (1 + half/m + half/k + half/n). 512 was fitted once,
+  // globally, to the vTrain multi-node set (tests/validation/REPORT.md); never per case.
+  double gemm_half = 512;
+  double memory = 0.85;     // streaming bandwidth
+  double link = 0.8;        // achievable fraction of link bandwidth for NCCL-class collectives
+  std::string origin = "default curve";
+};
+Efficiency default_efficiency(const std::string& family);
+
+struct StepSettings {
+  TrainSettings train;
+  DType compute_dtype = DType::bf16;
+  Efficiency eff;
+  double dp_overlap = 0.5;  // share of data-parallel gradient traffic hidden behind the backward pass
+  double framework_overhead = 0.03;  // kernel launches, synchronisation, data loading (share of compute)
+};
+
+struct StepTime {
+  double compute = 0, tp_comm = 0, pp_comm = 0, dp_comm = 0, cp_comm = 0, ep_comm = 0, bubble = 0, optimizer = 0;
+  double total = 0;
+  double model_flops = 0;     // per step, 6N + 12 L s d_attn per token (attention counted causal-halved? no: full)
+  double hardware_flops = 0;  // model FLOPs plus recomputation
+};
+
+// Precomputed per model and settings, so that each layout costs a few hundred operations.
+struct StepModel {
+  ModelArch model;
+  ParamCounts params;
+  Device device;
+  StepSettings settings;
+};
+
+// Model FLOPs per token for training: 6 N_active + 12 L s d_attn (PaLM's convention, full
+// attention matrix; Chowdhery et al. 2022, Appendix B).
+double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len);
+
+// Ring collectives over n ranks: all-reduce moves 2(n-1)/n of the bytes, all-gather and
+// reduce-scatter (n-1)/n, each step paying the link latency.
+double ring_allreduce_s(double bytes, int n, double bw, double latency);
+double ring_gather_s(double bytes, int n, double bw, double latency);
+
+StepTime step_time(const StepModel& sm, const Layout& l);
+
+}  // namespace gpuplan

@@ -1,0 +1,132 @@
+#include "gpuplan/analysis/memory.hpp"
+
+#include <algorithm>
+
+namespace gpuplan {
+
+int optimizer_bytes_per_param(Optimizer o) {
+  switch (o) {
+    case Optimizer::adam: return 12;     // fp32 master + m + v (ZeRO paper, K = 12)
+    case Optimizer::adam8bit: return 6;  // fp32 master + two 8-bit moments (Dettmers et al. 2022)
+    case Optimizer::sgd: return 8;       // fp32 master + fp32 momentum
+  }
+  return 12;
+}
+
+StageParams stage_params(const ModelArch& m, const ParamCounts& pc, const Layout& l, bool last_stage) {
+  // Layers split as evenly as possible; the first stages take the remainder.
+  const int per = (m.layers + l.pp - 1) / l.pp;
+  const int first = 0, count_first = std::min(per, m.layers);
+  const int start = last_stage ? (l.pp - 1) * per : first;
+  const int count = last_stage ? std::max(0, m.layers - start) : count_first;
+  // MoE layers on this stage: DeepSeek-style models keep their first dense_layers dense.
+  int moe = 0;
+  if (m.moe()) moe = std::max(0, std::min(start + count, m.layers) - std::max(start, m.dense_layers));
+  const int dense_mlp = count - moe;
+  StageParams p;
+  // Norms are replicated across tensor-parallel ranks; everything else is split.
+  p.dense = count * (pc.attention / l.tp + pc.norms) + dense_mlp * pc.dense_mlp / l.tp;
+  if (moe) {
+    const double local_experts = static_cast<double>(m.experts) / l.ep;
+    p.expert = moe * local_experts * pc.expert / l.tp;
+    p.dense += moe * (m.shared_experts * pc.expert / l.tp + static_cast<double>(m.hidden) * m.experts);
+  }
+  const bool has_first = !last_stage || l.pp == 1;
+  const bool has_last = last_stage || l.pp == 1;
+  if (has_first) p.dense += pc.embedding / l.tp;
+  // The last stage holds the output projection (a copy of the embedding when tied and pp > 1).
+  if (has_last) p.dense += (m.tied_embeddings ? (l.pp > 1 ? pc.embedding : 0) : pc.output) / l.tp;
+  return p;
+}
+
+Bytes layer_activations(const ModelArch& m, const TrainSettings& st, const Layout& l, Recompute r) {
+  // Korthikanti et al. 2022, Section 4: per layer, 16-bit activations and 1-byte dropout masks:
+  // attention 11sbh + 5as^2b, MLP 19sbh, norms 4sbh (= 34sbh + 5as^2b for GPT), of which the
+  // QKV input, the dropout masks and the norm inputs stay unsplit under tensor parallelism
+  // (10sbh) and the rest divides by t; sequence parallelism divides everything by t.
+  const double s = static_cast<double>(st.seq_len) / l.cp, b = l.micro_batch, h = m.hidden;
+  const double t = l.tp;
+  const bool sp = l.sequence_parallel && l.tp > 1;
+  const double sbh = s * b * h;
+  const bool dropout = m.linear_bias;  // GPT-era models train with dropout; Llama-era do not
+  const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
+  if (r == Recompute::full) return bytes(2 * sbh / (sp ? t : 1));  // the layer input, kept as a checkpoint
+
+  double unsplit = 2 * sbh + 2 * sbh + 4 * sbh;  // QKV input, MLP input, two norm inputs
+  if (dropout) unsplit += 2 * sbh;                // attention-output and MLP-output masks
+  double split = 2 * s * b * (qw + kvw) + 2 * s * b * kvw + 2 * s * b * qw;  // Q, K, V, projection input
+  // MLP inner activations: GeLU keeps its input and output (4sbf); gated units keep gate, up
+  // and product (6sbf). MoE layers keep them for each routed and shared expert of a token,
+  // plus the dispatched copies of the token.
+  const double per_ffn = m.gated() ? 6 : 4;
+  if (m.moe()) {
+    const double k = m.active_experts + m.shared_experts;
+    split += k * (per_ffn * s * b * m.expert_ffn + 2 * sbh);
+  } else {
+    split += per_ffn * s * b * m.ffn;
+  }
+  double core = 0;  // the attention core: softmax output, dropout mask and output (5as^2b)
+  if (st.flash_attention) split += 4 * s * b * m.heads;  // fp32 log-sum-exp per row
+  else if (r == Recompute::none) core = (dropout ? 5.0 : 2.0) * m.heads * s * s * b;
+  double total = (sp ? unsplit / t : unsplit) + split / t + core / t;
+  return bytes(total);
+}
+
+MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& st, const Layout& l) {
+  MemoryBreakdown best;
+  const int stages_to_check = l.pp > 1 ? 2 : 1;
+  for (int which = 0; which < stages_to_check; ++which) {
+    const bool last = which == 1;
+    MemoryBreakdown mb;
+    mb.last_stage = last;
+    const StageParams p = stage_params(m, pc, l, last);
+    mb.params_per_device = p.total();
+    // Model states. ZeRO-1 (Megatron's distributed optimizer) shards optimizer states,
+    // ZeRO-2 gradients too, ZeRO-3 the weights as well, over the data-parallel ranks
+    // (dp x cp; expert parameters over dp x cp / ep).
+    const double n_dense = static_cast<double>(l.dp) * l.cp;
+    const double n_expert = std::max(1.0, n_dense / l.ep);
+    auto sharded = [&](double bytes_per_param, bool shard) {
+      if (!shard) return bytes_per_param * p.total();
+      return bytes_per_param * (p.dense / n_dense + p.expert / n_expert);
+    };
+    const double w = st.weight_bytes, g = st.grad_bytes, o = optimizer_bytes_per_param(st.optimizer);
+    // With 16-bit gradients, ZeRO keeps an fp32 gradient partition beside the optimizer
+    // state (DeepSpeed: 4P + 16P/N for ZeRO-2, 18P/N for ZeRO-3).
+    const double fp32_grad_partition = (g < 4 && l.zero >= 1) ? 4 : 0;
+    mb.weights = bytes(sharded(w, l.zero >= 3));
+    mb.gradients = bytes(l.zero >= 3 ? sharded(g < 4 ? fp32_grad_partition : g, true)
+                                     : (l.zero == 2 && g >= 4 ? sharded(g, true) : g * p.total()));
+    if (l.zero == 2 && g < 4) mb.gradients += bytes(sharded(fp32_grad_partition, true));
+    mb.optimizer = bytes(sharded(o, l.zero >= 1) + (l.zero == 1 ? sharded(fp32_grad_partition, true) : 0));
+
+    // Activations: 1F1B keeps min(p, m) micro-batches in flight on the first stage, one on
+    // the last; interleaving adds (p-1)/(p v) (Korthikanti Section 4.2.3).
+    const int per = (m.layers + l.pp - 1) / l.pp;
+    const int layers_here = last ? m.layers - (l.pp - 1) * per : std::min(per, m.layers);
+    const int mbs = l.micro_batches();
+    double in_flight = last ? 1 : (mbs > 0 ? std::min(l.pp, mbs) : l.pp);
+    if (!last && l.interleave > 1 && l.pp > 1)
+      in_flight *= 1.0 + static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.interleave);
+    Bytes per_layer = layer_activations(m, st, l, l.recompute);
+    Bytes act = per_layer * (layers_here * in_flight);
+    if (l.recompute == Recompute::full)  // one layer's working set while it is recomputed
+      act += layer_activations(m, st, l, Recompute::none);
+    const double s = static_cast<double>(st.seq_len) / l.cp, b = l.micro_batch, h = m.hidden;
+    const bool sp = l.sequence_parallel && l.tp > 1;
+    if (!last && m.linear_bias) act += bytes(s * b * h / (sp ? l.tp : 1) * in_flight);  // embedding dropout mask
+    if (last || l.pp == 1)  // output layer and cross-entropy in fp32: 4sbh(1 + V/h)/t
+      act += bytes(4 * s * b * h * (1 + static_cast<double>(m.vocab) / h) / l.tp);
+    mb.activations = act;
+
+    mb.buffers = st.bucket;
+    if (l.zero >= 3)  // gathered 16-bit weights and gradients of the largest tensor (DeepSpeed: 4 P_largest)
+      mb.buffers += bytes(4 * pc.largest_tensor / l.tp);
+    if (l.pp > 1) mb.buffers += bytes(2 * 2 * s * b * h / (sp ? l.tp : 1));  // send and receive buffers
+    mb.reserve = st.reserve;
+    if (which == 0 || mb.total() > best.total()) best = mb;
+  }
+  return best;
+}
+
+}  // namespace gpuplan

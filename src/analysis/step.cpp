@@ -1,0 +1,229 @@
+#include "gpuplan/analysis/step.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuplan {
+
+Efficiency default_efficiency(const std::string& family) {
+  Efficiency e;
+  // GEMM: best measured bf16 cuBLAS rates / dense peak. A100 271.2 of 312 (87%) and H100
+  // 794.5 of 989 (80%), H200 790.3 (80%), from Stas Bekman's MAMF finder and thonking.ai,
+  // as collected in shared/reference/probe.md section 4. Memory: BabelStream triad, A100
+  // 1.79 of 2.04 TB/s (88%), H100 2.97 of 3.35 (89%), H200 4.15 of 4.8 (86%), same source.
+  // Other families have no sourced measurement: 0.75 and 0.85 are estimates.
+  if (family == "ampere" || family == "volta") {
+    e.gemm_max = 0.87;
+    e.memory = 0.88;
+  } else if (family == "hopper") {
+    e.gemm_max = 0.80;
+    e.memory = 0.88;
+  } else if (family == "blackwell") {
+    e.gemm_max = 0.80;
+    e.memory = 0.85;
+    e.origin = "estimate (Hopper's measured figures carried over)";
+  } else {
+    e.gemm_max = 0.75;
+    e.memory = 0.85;
+    e.origin = "estimate (no sourced measurement for this family)";
+  }
+  return e;
+}
+
+double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len) {
+  // Embedding lookups are not matrix products: exclude the input embedding from N.
+  const double n = pc.active - pc.embedding + (m.tied_embeddings ? pc.embedding : 0);
+  return 6 * n + 12.0 * m.layers * seq_len * static_cast<double>(m.q_width());
+}
+
+double ring_allreduce_s(double bytes, int n, double bw, double latency) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * latency;
+}
+
+double ring_gather_s(double bytes, int n, double bw, double latency) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return static_cast<double>(n - 1) / n * bytes / bw + (n - 1) * latency;
+}
+
+namespace {
+
+// Efficiency of an m x k x n GEMM: saturates towards gemm_max as every dimension grows
+// past a few tiles (wave quantisation and tile edges dominate small GEMMs).
+double gemm_eff(const Efficiency& e, double m, double k, double n) {
+  return e.gemm_max / (1 + e.gemm_half / m + e.gemm_half / k + e.gemm_half / n);
+}
+
+struct LinkChoice {
+  double bw, latency;
+};
+
+LinkChoice scale_up_link(const Device& d, const Efficiency& e) {
+  return {d.scale_up.bw_per_direction.value() * e.link, d.scale_up.latency.value()};
+}
+
+// Each device's share of its node's NICs on the scale-out fabric.
+LinkChoice scale_out_link(const Device& d, const Efficiency& e) {
+  double per_device = d.scale_out.bw_per_direction.value() * std::max(1, d.nics_per_node) /
+                      std::max(1, d.devices_per_node);
+  if (per_device <= 0) per_device = d.host.bw_per_direction.value();
+  return {per_device * e.link, std::max(d.scale_out.latency.value(), d.scale_up.latency.value())};
+}
+
+// A group of `size` ranks whose members are `stride` devices apart. Inside one scale-up
+// domain the collective runs on the scale-up link. Beyond it, hierarchically (as NCCL
+// does): the ranks that share a domain reduce there first, and only 1/inside of the bytes
+// crosses the scale-out fabric. `ring` is ring_allreduce_s or ring_gather_s.
+template <typename Ring>
+double collective_s(const Device& d, const Efficiency& e, double bytes, int size, int stride, Ring ring) {
+  if (size <= 1) return 0;
+  LinkChoice up = scale_up_link(d, e);
+  const int inside = std::max(1, std::min(size, d.scale_up_domain / std::max(1, stride)));
+  if (inside >= size) return ring(bytes, size, up.bw, up.latency);
+  LinkChoice out = scale_out_link(d, e);
+  return ring(bytes, inside, up.bw, up.latency) + ring(bytes / inside, size / inside, out.bw, out.latency);
+}
+
+double p2p_s(const Device& d, const Efficiency& e, double bytes, bool crosses_nodes) {
+  LinkChoice l = crosses_nodes ? scale_out_link(d, e) : scale_up_link(d, e);
+  return bytes / l.bw + l.latency;
+}
+
+}  // namespace
+
+StepTime step_time(const StepModel& sm, const Layout& l) {
+  const ModelArch& m = sm.model;
+  const Device& d = sm.device;
+  const StepSettings& st = sm.settings;
+  const Efficiency& e = st.eff;
+  StepTime r;
+
+  const double s = static_cast<double>(st.train.seq_len) / l.cp;  // tokens per sequence on this rank
+  const double b = l.micro_batch;
+  const double tokens = s * b;
+  const double h = m.hidden, t = l.tp;
+  const double peak = d.peak_for(st.compute_dtype).value();
+  const double mem_bw = d.memory_bw.value() * e.memory;
+  const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
+
+  // --- compute per layer, forward, one micro-batch
+  auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * gemm_eff(e, tokens, k, n)); };
+  double attn_gemm = gemm(h, (qw + 2 * kvw) / t) + gemm(qw / t, h);
+  // Attention core (QK^T and PV): causal flash attention skips half the blocks.
+  const double causal = st.train.flash_attention ? 0.5 : 1.0;
+  const double full_seq = st.train.seq_len;
+  double core_flops = 4 * b * s * full_seq * qw / t * causal;
+  double attn_core = core_flops / (peak * e.gemm_max * 0.8);
+  const double mats = m.gated() ? 3 : 2;
+  auto mlp_of = [&](double ffn, double token_share) {
+    double tk = tokens * token_share;
+    if (tk <= 0) return 0.0;
+    double up = 2 * tk * h * (mats - 1) * ffn / t / (peak * gemm_eff(e, tk, h, (mats - 1) * ffn / t));
+    double down = 2 * tk * ffn / t * h / (peak * gemm_eff(e, tk, ffn / t, h));
+    return up + down;
+  };
+  const bool moe = m.moe();
+  double dense_mlp = mlp_of(m.ffn, 1);
+  double moe_mlp = 0;
+  if (moe) {
+    // Each token visits k routed experts. With expert parallelism the ep ranks exchange
+    // tokens so that each device runs its experts/ep local experts on tokens x k tokens in
+    // all (balanced routing): tokens x k / local per expert.
+    const double local = static_cast<double>(m.experts) / l.ep;
+    moe_mlp = local * mlp_of(m.expert_ffn, m.active_experts / local) + m.shared_experts * mlp_of(m.expert_ffn, 1);
+  }
+  // Memory-bound element-wise work: norms, residuals, activation function, rotary, dropout.
+  const bool sp = l.sequence_parallel && l.tp > 1;
+  double elem_bytes = 24 * tokens * h / (sp ? t : 1) + 6 * tokens * (moe ? m.expert_ffn * m.active_experts : m.ffn) / t;
+  double elem = elem_bytes / mem_bw;
+
+  const int per_stage = (m.layers + l.pp - 1) / l.pp;
+  const int moe_layers_here = moe ? std::min(per_stage, std::max(0, m.moe_layers() - (m.layers - per_stage))) : 0;
+  // The most loaded stage: the last stages hold the MoE layers in DeepSeek-style models.
+  const int dense_layers_here = per_stage - moe_layers_here;
+  double fwd_layer_dense = attn_gemm + attn_core + dense_mlp + elem;
+  double fwd_layer_moe = attn_gemm + attn_core + moe_mlp + elem;
+  double fwd = dense_layers_here * fwd_layer_dense + moe_layers_here * fwd_layer_moe;
+  // Output layer and loss on the last stage (and the embedding on the first).
+  double head = gemm(h, m.vocab / t);
+  fwd += head;
+  double bwd = 2 * fwd;
+  double recompute = 0;
+  if (l.recompute == Recompute::full) recompute = fwd - head;
+  else if (l.recompute == Recompute::selective && !st.train.flash_attention) recompute = per_stage * attn_core;
+  double per_micro = (fwd + bwd + recompute) * (1 + st.framework_overhead);
+
+  // --- tensor-parallel communication: 2 all-reduces forward and 2 backward per layer (or
+  // the same volume as all-gathers and reduce-scatters with sequence parallelism), again in
+  // the recomputed forward. Exposed: Megatron does not overlap them by default.
+  double tp_per_micro = 0;
+  if (l.tp > 1) {
+    double msg = 2 * tokens * h;  // 16-bit activations
+    double one = collective_s(d, e, msg, l.tp, 1, ring_allreduce_s);
+    double count = 4 + (l.recompute == Recompute::full ? 2 : 0);
+    tp_per_micro = per_stage * count * one;
+  }
+  // --- context parallelism: ring attention passes K and V shards (cp - 1) times forward and
+  // twice that backward, overlapped with the attention core.
+  double cp_per_micro = 0;
+  if (l.cp > 1) {
+    double kv_bytes = 2 * 2 * b * s * kvw / t;
+    double comm = 3 * (l.cp - 1) * p2p_s(d, e, kv_bytes, l.cp * l.tp > d.scale_up_domain);
+    cp_per_micro = per_stage * std::max(0.0, comm - 3 * attn_core);
+  }
+  // --- expert parallelism: dispatch and combine all-to-alls, forward and backward.
+  double ep_per_micro = 0;
+  if (moe && l.ep > 1) {
+    double bytes_a2a = 2 * tokens * h * m.active_experts / (sp ? t : 1);
+    ep_per_micro = moe_layers_here * 4 * collective_s(d, e, bytes_a2a, l.ep, l.tp * l.cp, ring_gather_s);
+  }
+  // --- pipeline: activations to the next stage, forward and backward, per micro-batch.
+  double pp_per_micro = 0;
+  if (l.pp > 1) {
+    double msg = 2 * tokens * h / (sp ? t : 1);
+    pp_per_micro = 2 * l.interleave * p2p_s(d, e, msg, l.tp * l.cp * l.dp >= d.scale_up_domain);
+  }
+
+  int mbs = l.micro_batches();
+  if (mbs <= 0) mbs = l.pp;
+  const double per_micro_all = per_micro + tp_per_micro + cp_per_micro + ep_per_micro + pp_per_micro;
+  r.compute = mbs * per_micro;
+  r.tp_comm = mbs * tp_per_micro;
+  r.cp_comm = mbs * cp_per_micro;
+  r.ep_comm = mbs * ep_per_micro;
+  r.pp_comm = mbs * pp_per_micro;
+  // 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2021).
+  r.bubble = l.pp > 1 ? (l.pp - 1.0) / l.interleave * per_micro_all : 0;
+
+  // --- data parallelism: gradient reduce-scatter/all-reduce over dp x cp ranks, in the
+  // gradient dtype; ZeRO-3 also gathers parameters forward and backward. Ranks are
+  // tp x pp x cp apart, so dp groups leave the scale-up domain quickly.
+  const StageParams sp_params = stage_params(m, sm.params, l, false);
+  const int n_dp = l.dp * l.cp;
+  double dp = 0;
+  if (n_dp > 1) {
+    const int stride = l.tp;  // dp x cp ranks are tp apart (Megatron's rank order tp, cp, dp, pp)
+    double grad_bytes = sp_params.total() * st.train.grad_bytes;
+    double weight_bytes = sp_params.total() * st.train.weight_bytes;
+    double wire = l.zero >= 1 ? collective_s(d, e, grad_bytes, n_dp, stride, ring_gather_s) +
+                                    collective_s(d, e, weight_bytes, n_dp, stride, ring_gather_s)
+                              : collective_s(d, e, grad_bytes, n_dp, stride, ring_allreduce_s);
+    if (l.zero >= 3) wire += 2 * mbs * collective_s(d, e, weight_bytes, n_dp, stride, ring_gather_s);
+    // Overlap: gradient buckets of the last micro-batch reduce while earlier layers run backward.
+    double hideable = bwd * st.dp_overlap;
+    dp = std::max(wire - hideable, wire * (1 - st.dp_overlap));
+  }
+  r.dp_comm = dp;
+  // --- optimizer: memory-bound update of the local shard (read 16, write 12 bytes/param for Adam).
+  double local_params = l.zero >= 1 ? sp_params.dense / n_dp + sp_params.expert / std::max(1.0, double(n_dp) / l.ep)
+                                    : sp_params.total();
+  r.optimizer = local_params * 28 / mem_bw;
+
+  r.total = r.compute + r.tp_comm + r.cp_comm + r.ep_comm + r.pp_comm + r.bubble + r.dp_comm + r.optimizer;
+  const double step_tokens = static_cast<double>(mbs) * l.micro_batch * l.dp * st.train.seq_len;
+  r.model_flops = model_flops_per_token(m, sm.params, st.train.seq_len) * step_tokens;
+  r.hardware_flops = r.model_flops * (l.recompute == Recompute::full ? 4.0 / 3.0 : 1.0);
+  return r;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,214 @@
+// `gpuplan memory`: per-device training (or inference) memory with its breakdown.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/analysis/search.hpp"
+#include "gpuplan/commands.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+
+namespace gpuplan {
+
+Value layout_json(const Layout& l) {
+  Value v = Value::object();
+  v.set("tp", l.tp);
+  v.set("pp", l.pp);
+  v.set("dp", l.dp);
+  v.set("cp", l.cp);
+  v.set("ep", l.ep);
+  v.set("zero", l.zero);
+  v.set("recompute", to_string(l.recompute));
+  v.set("micro_batch", l.micro_batch);
+  v.set("global_batch", l.global_batch);
+  v.set("interleave", l.interleave);
+  v.set("sequence_parallel", l.sequence_parallel);
+  return v;
+}
+
+namespace {
+
+// Bytes per weight by quantisation, with GGUF formats at their true bits per weight
+// (block sizes from ggml: Q4_0 18 B per 32 weights = 4.5 bpw, Q4_K 144/256 = 4.5, Q6_K
+// 210/256 = 6.5625, Q8_0 34/32 = 8.5; the _M mixes at llama.cpp's measured file bpw,
+// Q4_K_M 4.89 and Q5_K_M 5.70 for Llama-3.1-8B, quantize README).
+double bits_per_weight(const std::string& q) {
+  struct Q { const char* name; double bpw; };
+  static constexpr Q table[] = {{"fp32", 32},    {"bf16", 16},     {"fp16", 16},   {"fp8", 8},      {"int8", 8},
+                                {"int4", 4.25},  {"awq", 4.25},    {"gptq", 4.25}, {"q8_0", 8.5},   {"q6_k", 6.5625},
+                                {"q5_k_m", 5.70}, {"q4_k_m", 4.89}, {"q4_0", 4.5},  {"q3_k_m", 3.91}, {"q2_k", 3.16}};
+  for (const auto& e : table)
+    if (q == e.name) return e.bpw;
+  fail(Exit::usage, fmt::format("--quant '{}' is not known; expected bf16, fp16, fp8, int8, int4, awq, gptq, q8_0, "
+                                "q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m or q2_k",
+                                q));
+}
+
+std::string bar(double part, double whole) {
+  int n = whole > 0 ? static_cast<int>(std::lround(20 * part / whole)) : 0;
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "\u2588";
+  return s;
+}
+
+void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity) {
+  Table t;
+  t.headers = {"term", "bytes", "GiB", "share", ""};
+  t.right = {false, true, true, true, false};
+  const double total = mb.total().value();
+  auto row = [&](const char* name, Bytes b) {
+    double v = b.value();
+    t.add_row({name, format_exact(std::round(v)), format_iec(v), format_sig(100 * v / total) + "%", bar(v, total)});
+  };
+  row("weights", mb.weights);
+  row("gradients", mb.gradients);
+  row("optimizer", mb.optimizer);
+  row("activations", mb.activations);
+  row("buffers", mb.buffers);
+  row("reserve", mb.reserve);
+  t.add_row({"total", format_exact(std::round(total)), format_iec(total), "", ""});
+  t.add_row({"capacity", format_exact(capacity), format_iec(capacity), format_sig(100 * total / capacity) + "% used", ""});
+  doc.tables.push_back(t);
+}
+
+void set_memory_json(Value& v, const MemoryBreakdown& mb, const Job& j, double capacity) {
+  v.set("weights_bytes", std::round(mb.weights.value()));
+  v.set("gradients_bytes", std::round(mb.gradients.value()));
+  v.set("optimizer_bytes", std::round(mb.optimizer.value()));
+  v.set("activations_bytes", std::round(mb.activations.value()));
+  v.set("buffers_bytes", std::round(mb.buffers.value()));
+  v.set("reserve_bytes", std::round(mb.reserve.value()));
+  v.set("total_bytes", std::round(mb.total().value()));
+  v.set("capacity_bytes", capacity);
+  v.set("fits", mb.total().value() <= capacity);
+  v.set("params_total", j.params.total);
+  v.set("params_active", j.params.active);
+  v.set("params_per_device", std::round(mb.params_per_device));
+}
+
+void check_layout(const ModelArch& m, const Layout& l, int seq_len) {
+  if (m.heads % l.tp) fail(Exit::usage, fmt::format("--tp {} does not divide the {} attention heads of {}", l.tp, m.heads, m.id));
+  if (l.pp > m.layers) fail(Exit::usage, fmt::format("--pp {} is larger than the {} layers of {}", l.pp, m.layers, m.id));
+  if (l.interleave > 1 && m.layers % (l.pp * l.interleave))
+    fail(Exit::usage, fmt::format("--interleave {} with --pp {} does not divide the {} layers", l.interleave, l.pp, m.layers));
+  if (seq_len % l.cp) fail(Exit::usage, fmt::format("--cp {} does not divide --seq-len {}", l.cp, seq_len));
+  if (l.ep > 1 && (!m.moe() || m.experts % l.ep))
+    fail(Exit::usage, fmt::format("--ep {} needs an MoE model whose expert count it divides", l.ep));
+  if (l.global_batch > 0 && l.global_batch % (l.micro_batch * l.dp))
+    fail(Exit::usage, fmt::format("--global-batch {} is not a multiple of micro-batch x dp = {}", l.global_batch,
+                                  l.micro_batch * l.dp));
+}
+
+Document inference_memory(const Job& j, const Scenario& s) {
+  const ModelArch& m = j.model;
+  const double bpw = bits_per_weight(s.quant);
+  const int tp = s.layout.tp.value_or(1);
+  const double weights = j.params.total * bpw / 8 / tp;
+  // KV cache per token: 2 (K and V) x layers x kv heads x head dim x 2 bytes (fp16); MLA
+  // caches the compressed latent (kv_lora_rank + rope dim) per layer instead.
+  const double kv_per_token = m.mla() ? static_cast<double>(m.layers) * (m.kv_lora_rank + m.qk_rope_dim) * 2
+                                      : 2.0 * m.layers * std::max(1, m.kv_heads / tp) * m.head_dim * 2;
+  const long context = s.context > 0 ? s.context : m.max_context;
+  const double kv = kv_per_token * static_cast<double>(context) * s.batch;
+  const double workspace = 4.0 * 512 * (m.hidden + m.vocab);  // logits and hidden of a 512-token ubatch, fp32
+  const double reserve = s.reserve_bytes.value_or(1024.0 * 1024 * 1024);
+  const double total = weights + kv + workspace + reserve;
+  const double capacity = j.device.usable_memory().value();
+  Document doc;
+  Value v = Value::object();
+  v.set("mode", "infer");
+  v.set("model", m.id);
+  v.set("gpu", j.device.id);
+  v.set("quant", s.quant);
+  v.set("bits_per_weight", bpw);
+  v.set("weights_bytes", std::round(weights));
+  v.set("kv_cache_bytes_per_token", kv_per_token);
+  v.set("kv_cache_bytes", std::round(kv));
+  v.set("workspace_bytes", std::round(workspace));
+  v.set("reserve_bytes", reserve);
+  v.set("total_bytes", std::round(total));
+  v.set("capacity_bytes", capacity);
+  v.set("fits", total <= capacity);
+  v.set("params_total", j.params.total);
+  v.set("params_active", j.params.active);
+  v.set("context", static_cast<double>(context));
+  v.set("batch", s.batch);
+  doc.data = v;
+  Table t;
+  t.title = fmt::format("{} on {} ({}), context {} x {} sequences, tp {}", m.id, j.device.id, s.quant, context, s.batch, tp);
+  t.headers = {"term", "GiB"};
+  t.right = {false, true};
+  t.add_row({"weights", format_iec(weights)});
+  t.add_row({"kv cache", format_iec(kv)});
+  t.add_row({"workspace", format_iec(workspace)});
+  t.add_row({"reserve", format_iec(reserve)});
+  t.add_row({"total", format_iec(total)});
+  t.add_row({"capacity", format_iec(capacity)});
+  doc.tables.push_back(t);
+  doc.lines.push_back(total <= capacity ? "fits" : "does not fit");
+  return doc;
+}
+
+}  // namespace
+
+Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+  Job j = resolve(s, catalog);
+  if (s.mode == "infer") return inference_memory(j, s);
+  StepModel sm{j.model, j.params, j.device, j.step};
+  const double capacity = j.device.usable_memory().value();
+  Document doc;
+  Value v = Value::object();
+  v.set("mode", "train");
+  v.set("model", j.model.id);
+  v.set("gpu", j.device.id);
+  v.set("seq_len", j.step.train.seq_len);
+  MemoryBreakdown mb;
+  Layout l;
+  if (o.min_gpus) {
+    MinGpus mg = min_gpus_for_memory(sm, s.layout, 1 << 20);
+    if (mg.gpus == 0)
+      fail(Exit::no_answer, fmt::format("{} does not fit on any number of {} under the given constraints: one layer "
+                                        "alone needs more than the {} of memory",
+                                        j.model.id, j.device.id, format_iec(capacity)));
+    mb = mg.best.memory;
+    l = mg.best.layout;
+    v.set("min_gpus", mg.gpus);
+    v.set("evaluated", mg.evaluated);
+  } else {
+    l = layout_from(s.layout, 0);
+    check_layout(j.model, l, j.step.train.seq_len);
+    mb = training_memory(j.model, j.params, j.step.train, l);
+  }
+  set_memory_json(v, mb, j, capacity);
+  v.set("layout", layout_json(l));
+  doc.data = v;
+  Table head;
+  head.title = fmt::format("{} on {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, seq {}",
+                           j.model.id, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
+                           l.micro_batch, j.step.train.seq_len);
+  add_breakdown(doc, mb, capacity);
+  doc.tables.front().title = head.title;
+  if (o.min_gpus) doc.lines.push_back(fmt::format("fewest devices: {} ({})", v.find("min_gpus")->as_number(),
+                                                  mb.total().value() <= capacity ? "fits" : "does not fit"));
+  doc.lines.push_back(mb.total().value() <= capacity ? "fits" : "does not fit");
+  if (o.explain) {
+    const double p = mb.params_per_device;
+    doc.lines.push_back("");
+    doc.lines.push_back(fmt::format("parameters: total {:.4g}, active {:.4g}, on this device {:.4g} ({} stage)",
+                                    j.params.total, j.params.active, p, mb.last_stage ? "last" : "first"));
+    doc.lines.push_back(fmt::format("model states: weights {} B/param, gradients {} B/param, optimizer {} B/param; "
+                                    "ZeRO-{} shards over dp x cp = {}",
+                                    j.step.train.weight_bytes, j.step.train.grad_bytes,
+                                    optimizer_bytes_per_param(j.step.train.optimizer), l.zero, l.dp * l.cp));
+    doc.lines.push_back("activations: Korthikanti et al. 2022: per layer sbh(34 + 5as/h) bytes without parallelism, "
+                        "sbh(10 + 24/t + 5as/(ht)) with tensor parallelism, /t with sequence parallelism, the 5as/h "
+                        "term dropped by selective recomputation or flash attention, 2sbh with full recomputation; "
+                        "x layers x min(p, m) micro-batches in flight on the first stage");
+    doc.lines.push_back(fmt::format("buffers: 2 x 25 MB gradient buckets, ZeRO-3 gather 4 x largest tensor, pipeline "
+                                    "send/receive; reserve {} (CUDA context, workspace; --reserve)",
+                                    format_iec(mb.reserve.value())));
+    for (const auto& a : j.assumptions) doc.lines.push_back(a);
+  }
+  return doc;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,211 @@
+// `gpuplan train` and `gpuplan search`: the fastest layout, step time and time to train.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/analysis/search.hpp"
+#include "gpuplan/commands.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+
+namespace gpuplan {
+namespace {
+
+Value breakdown_json(const StepTime& t) {
+  Value v = Value::object();
+  v.set("compute_s", t.compute);
+  v.set("tp_comm_s", t.tp_comm);
+  v.set("pp_comm_s", t.pp_comm);
+  v.set("dp_comm_s", t.dp_comm);
+  v.set("cp_comm_s", t.cp_comm);
+  v.set("ep_comm_s", t.ep_comm);
+  v.set("bubble_s", t.bubble);
+  v.set("optimizer_s", t.optimizer);
+  return v;
+}
+
+double peak_total(const Job& j, int gpus) { return j.device.peak_for(j.step.compute_dtype).value() * gpus; }
+
+Value candidate_json(const Candidate& c, const Job& j, int gpus) {
+  Value v = Value::object();
+  v.set("gpus", gpus);
+  v.set("layout", layout_json(c.layout));
+  v.set("step_time_s", c.time.total);
+  v.set("step_breakdown_s", breakdown_json(c.time));
+  v.set("tokens_per_s", c.tokens_per_s);
+  v.set("mfu", c.time.model_flops / c.time.total / peak_total(j, gpus));
+  v.set("hfu", c.time.hardware_flops / c.time.total / peak_total(j, gpus));
+  v.set("memory_per_gpu_bytes", std::round(c.memory.total().value()));
+  return v;
+}
+
+StepModel step_model(const Job& j) { return StepModel{j.model, j.params, j.device, j.step}; }
+
+SearchResult search_or_fail(const StepModel& sm, const Scenario& s, int gpus, int top) {
+  SearchResult r = search_layouts(sm, gpus, s.layout, s.batch_tokens, top);
+  if (r.evaluated == 0)
+    fail(Exit::no_answer, fmt::format("no layout of {} devices suits {} under the given flags (tp must divide the {} "
+                                      "heads, pp the layers, the product must equal --gpus)",
+                                      gpus, sm.model.id, sm.model.heads));
+  if (r.top.empty())
+    fail(Exit::no_answer, fmt::format("{} does not fit on {} x {} in any of {} layouts; try more devices "
+                                      "('gpuplan memory --min-gpus')",
+                                      sm.model.id, gpus, sm.device.id, r.evaluated));
+  return r;
+}
+
+Table step_table(const Candidate& c, const Job& j, int gpus) {
+  Table t;
+  const Layout& l = c.layout;
+  t.title = fmt::format("{} on {} x {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, global "
+                        "batch {}, interleave {}, sequence parallel {}",
+                        j.model.id, gpus, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
+                        l.micro_batch, l.global_batch, l.interleave, l.sequence_parallel ? "on" : "off");
+  t.headers = {"step term", "time", "share"};
+  t.right = {false, true, true};
+  auto row = [&](const char* n, double v) {
+    t.add_row({n, format_duration(v), format_sig(100 * v / c.time.total) + "%"});
+  };
+  row("compute", c.time.compute);
+  row("tensor-parallel comm", c.time.tp_comm);
+  row("pipeline comm", c.time.pp_comm);
+  row("data-parallel comm", c.time.dp_comm);
+  row("context-parallel comm", c.time.cp_comm);
+  row("expert-parallel comm", c.time.ep_comm);
+  row("pipeline bubble", c.time.bubble);
+  row("optimizer", c.time.optimizer);
+  t.add_row({"step", format_duration(c.time.total), "100%"});
+  return t;
+}
+
+}  // namespace
+
+Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+  Job j = resolve(s, catalog);
+  if (s.gpus <= 0) fail(Exit::usage, "search needs --gpus N");
+  StepModel sm = step_model(j);
+  SearchResult r = search_or_fail(sm, s, s.gpus, o.top);
+  Document doc;
+  Value v = Value::object();
+  v.set("model", j.model.id);
+  v.set("gpu", j.device.id);
+  v.set("gpus", s.gpus);
+  v.set("evaluated", r.evaluated);
+  v.set("valid", r.fitting);
+  if (o.stats) {
+    v.set("search_s", r.seconds);
+    v.set("layouts_per_s", r.seconds > 0 ? static_cast<double>(r.evaluated) / r.seconds : 0);
+  }
+  Value results = Value::array();
+  for (const auto& c : r.top) results.push(candidate_json(c, j, s.gpus));
+  v.set("results", results);
+  doc.data = v;
+  Table t;
+  t.title = fmt::format("{} on {} x {}: best {} of {} fitting layouts ({} evaluated)", j.model.id, s.gpus, j.device.id,
+                        r.top.size(), r.fitting, r.evaluated);
+  t.headers = {"rank", "tp", "pp", "dp", "cp", "ep", "zero", "recompute", "mb", "gb", "v", "sp", "step", "tokens/s", "MFU", "memory"};
+  t.right = {true, true, true, true, true, true, true, false, true, true, true, false, true, true, true, true};
+  int rank = 1;
+  for (const auto& c : r.top) {
+    const Layout& l = c.layout;
+    t.add_row({std::to_string(rank++), std::to_string(l.tp), std::to_string(l.pp), std::to_string(l.dp),
+               std::to_string(l.cp), std::to_string(l.ep), std::to_string(l.zero), to_string(l.recompute),
+               std::to_string(l.micro_batch), std::to_string(l.global_batch), std::to_string(l.interleave),
+               l.sequence_parallel ? "on" : "off", format_duration(c.time.total), format_si(c.tokens_per_s, ""),
+               format_sig(100 * c.time.model_flops / c.time.total / peak_total(j, s.gpus)) + "%",
+               format_iec(c.memory.total().value())});
+  }
+  doc.tables.push_back(t);
+  if (o.stats)
+    doc.lines.push_back(fmt::format("stats: {} layouts evaluated, {} fit, in {:.3f} s ({} layouts/s)", r.evaluated,
+                                    r.fitting, r.seconds, format_si(static_cast<double>(r.evaluated) / std::max(r.seconds, 1e-9), "")));
+  return doc;
+}
+
+Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+  Job j = resolve(s, catalog);
+  StepModel sm = step_model(j);
+  const double tokens = s.tokens > 0 ? s.tokens : 20 * j.params.total;
+  int gpus = s.gpus;
+  SearchResult r;
+  if (gpus <= 0 && s.deadline_s <= 0) fail(Exit::usage, "train needs --gpus N or a deadline (--weeks or --days)");
+  auto wall_of = [&](const Candidate& c) {
+    double steps = tokens / (c.layout.global_batch * static_cast<double>(j.step.train.seq_len));
+    return steps * c.time.total / s.goodput;
+  };
+  if (gpus > 0) {
+    r = search_or_fail(sm, s, gpus, 1);
+  } else {
+    // Fewest devices, in multiples of the scale-up domain, whose best layout meets the
+    // deadline: double until it is met, then bisect (time falls as devices grow).
+    const int unit = std::max(1, j.device.scale_up_domain > 64 ? j.device.devices_per_node : j.device.scale_up_domain);
+    auto meets = [&](int k, SearchResult& out) {
+      out = search_layouts(sm, k * unit, s.layout, s.batch_tokens, 1);
+      return !out.top.empty() && wall_of(out.top.front()) <= s.deadline_s;
+    };
+    int hi = 1;
+    SearchResult tmp;
+    const int max_units = 1 << 17;
+    while (!meets(hi, tmp)) {
+      if (hi >= max_units / 2)
+        fail(Exit::no_answer, fmt::format("no count of {} up to {} trains {} on {:.3g} tokens within {}", j.device.id,
+                                          max_units * unit / 2, j.model.id, tokens, format_duration(s.deadline_s)));
+      hi *= 2;
+    }
+    r = tmp;
+    int lo = hi / 2;  // lo fails (or is 0)
+    while (hi - lo > 1) {
+      int mid = (lo + hi) / 2;
+      if (meets(mid, tmp)) {
+        hi = mid;
+        r = tmp;
+      } else {
+        lo = mid;
+      }
+    }
+    gpus = hi * unit;
+  }
+  const Candidate& best = r.top.front();
+  const double wall = wall_of(best);
+  Document doc;
+  Value v = candidate_json(best, j, gpus);
+  Value out = Value::object();
+  out.set("model", j.model.id);
+  out.set("gpu", j.device.id);
+  for (const auto& [k, val] : v.members()) out.set(k, val);
+  out.set("tokens", tokens);
+  out.set("tokens_default", s.tokens <= 0);
+  out.set("seq_len", j.step.train.seq_len);
+  out.set("goodput", s.goodput);
+  out.set("wall_clock_s", wall);
+  out.set("wall_clock_days", wall / 86400);
+  out.set("gpu_hours", wall * gpus / 3600);
+  if (s.deadline_s > 0) out.set("deadline_s", s.deadline_s);
+  out.set("evaluated", r.evaluated);
+  out.set("valid", r.fitting);
+  doc.data = out;
+  doc.tables.push_back(step_table(best, j, gpus));
+  Table sum;
+  sum.headers = {"result", "value"};
+  sum.right = {false, true};
+  sum.add_row({"devices", std::to_string(gpus)});
+  sum.add_row({"tokens", format_si(tokens, "") + (s.tokens <= 0 ? " (20 per parameter, Chinchilla)" : "")});
+  sum.add_row({"throughput", format_si(best.tokens_per_s, "tokens/s")});
+  sum.add_row({"MFU (6N + 12Lsd)", format_sig(100 * out.find("mfu")->as_number()) + "%"});
+  sum.add_row({"HFU", format_sig(100 * out.find("hfu")->as_number()) + "%"});
+  sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
+  sum.add_row({"wall clock", format_duration(wall) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", wall / 86400, 100 * s.goodput)});
+  sum.add_row({"GPU-hours", format_si(wall * gpus / 3600, "")});
+  doc.tables.push_back(sum);
+  if (s.tokens <= 0) doc.lines.push_back("tokens default to 20 per parameter (Hoffmann et al. 2022, Chinchilla)");
+  if (o.explain) {
+    doc.lines.push_back(fmt::format("efficiency: GEMM up to {:.0f}% of peak, memory {:.0f}% of bandwidth ({})",
+                                    100 * j.step.eff.gemm_max, 100 * j.step.eff.memory, j.step.eff.origin));
+    doc.lines.push_back("step = m x (forward + backward + recompute) + exposed TP/CP/EP/PP comm + bubble (p-1)/v "
+                        "micro-batch slots + exposed data-parallel comm + optimizer");
+    doc.lines.push_back("MFU counts 6N + 12 L s d_attn FLOPs per token (PaLM convention), N without the input embedding");
+    for (const auto& a : j.assumptions) doc.lines.push_back(a);
+  }
+  return doc;
+}
+
+}  // namespace gpuplan
