@@ -35,7 +35,12 @@ StageParams stage_params(const ModelArch& m, const ParamCounts& pc, const Layout
   const bool has_last = last_stage || l.pp == 1;
   if (has_first) p.dense += pc.embedding / l.tp;
   // The last stage holds the output projection (a copy of the embedding when tied and pp > 1).
-  if (has_last) p.dense += (m.tied_embeddings ? (l.pp > 1 ? pc.embedding : 0) : pc.output) / l.tp;
+  if (has_last) {
+    const double final_norm = (m.layernorm ? 2.0 : 1.0) * m.hidden;
+    const double vocab_matrix = static_cast<double>(m.vocab) * m.hidden;
+    const double projection = m.tied_embeddings ? (l.pp > 1 ? vocab_matrix : 0) : pc.output - final_norm;
+    p.dense += final_norm + projection / l.tp;
+  }
   return p;
 }
 

@@ -1,0 +1,65 @@
+# Black-box: memory, train and search, their JSON keys, and bad input.
+. "$(dirname "$0")/lib.sh"
+
+run memory --model llama-3.1-70b --gpu h100-sxm --tp 8 --pp 4 --dp 16 --zero 1 --recompute selective --micro-batch 1 --seq-len 8192 --format json
+expect_rc 0
+for k in weights_bytes gradients_bytes optimizer_bytes activations_bytes buffers_bytes reserve_bytes total_bytes \
+         capacity_bytes fits params_total params_active params_per_device layout; do
+  expect_out "\"$k\":"
+done
+golden memory-llama-3.1-70b.json
+run memory --model llama-3.1-70b --gpu h100-sxm --tp 8 --pp 4 --dp 16 --explain
+expect_rc 0; expect_out "Korthikanti"; expect_out "fits"
+run memory --params 405B --gpu h100-sxm --min-gpus --format json
+expect_rc 0; expect_out '"min_gpus":'; expect_out '"zero": 3'
+run memory --params 405B --gpu h100-sxm --min-gpus --explain
+expect_rc 0; expect_out "synthesised a Llama-like dense model"
+run memory --model gpt3-175b --gpu a100-80gb --mode infer --quant int8 --format json
+expect_rc 0; expect_out '"weights_bytes": 174'; expect_out '"fits": false'
+run memory --model llama-2-7b --gpu rtx-4090 --mode infer --quant q4_k_m --context 4096 --format json
+expect_rc 0; expect_out '"kv_cache_bytes_per_token": 524288'; expect_out '"fits": true'
+
+run train --model llama-3.1-70b --gpu h100-sxm --gpus 1024 --tokens 15T --format json
+expect_rc 0
+for k in gpus layout step_time_s step_breakdown_s tokens_per_s mfu hfu tokens wall_clock_s wall_clock_days gpu_hours memory_per_gpu_bytes; do
+  expect_out "\"$k\":"
+done
+run train --params 7B --gpu a100-80gb --gpus 64
+expect_rc 0; expect_out "20 per parameter"
+run train --model llama-3.1-8b --gpu h100-sxm --weeks 4 --format json
+expect_rc 0; expect_out '"deadline_s": 2419200'
+run train --model mixtral-8x7b --gpu h100-sxm --gpus 256 --tp 2 --ep 8 --format json
+expect_rc 0; expect_out '"tp": 2'; expect_out '"ep": 8'
+run search --model gpt3-175b --gpu a100-80gb --gpus 1024 --global-batch 1536 --top 10 --stats --format json
+expect_rc 0; expect_out '"evaluated":'; expect_out '"valid":'; expect_out '"results":'; expect_out '"layouts_per_s":'
+[ "$(grep -c '"step_time_s"' "$TMP/out")" -eq 10 ] || fail "search --top 10 did not list 10 layouts"
+# Same input, same bytes.
+run search --model gpt3-175b --gpu a100-80gb --gpus 1024 --global-batch 1536 --top 3 --format json
+cp "$TMP/out" "$TMP/first"
+run search --model gpt3-175b --gpu a100-80gb --gpus 1024 --global-batch 1536 --top 3 --format json
+cmp -s "$TMP/first" "$TMP/out" || fail "search output is not deterministic"
+
+# Bad input: one line on stderr, documented exit code, nothing on stdout.
+bad() { # rc text args...
+  local want_rc="$1" want="$2"; shift 2
+  run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
+}
+bad 2 "--tp '0' must be a whole number" memory --model llama-2-7b --tp 0
+bad 2 "'-3' is negative" memory --model llama-2-7b --pp -3
+bad 2 "--tp 3 does not divide the 32 attention heads" memory --model llama-2-7b --tp 3
+bad 2 "--pp 40 is larger than the 32 layers" memory --model llama-2-7b --pp 40
+bad 2 "precision 'fp12' is not known" memory --model llama-2-7b --precision fp12
+bad 2 "did you mean llama-2-7b?" memory --model llama-2-7c
+bad 2 "unknown accelerator 'h100'" memory --model llama-2-7b --gpu h100
+bad 2 "--heads 33 does not divide --hidden 4096" memory --model llama-2-7b --heads 33
+bad 2 "--tokens: '0x' has an unknown unit" train --model llama-2-7b --gpus 8 --tokens 0x
+bad 2 "--tokens must be positive" train --model llama-2-7b --gpus 8 --tokens 0
+bad 2 "train needs --gpus N or a deadline" train --model llama-2-7b
+bad 2 "no model" memory --gpu h100-sxm
+bad 2 "--quant 'q9' is not known" memory --model llama-2-7b --mode infer --quant q9
+bad 1 "no layout of 7 devices" train --model llama-2-7b --gpus 7 --tp 2
+bad 1 "does not fit on 1 x" train --model llama-3.1-405b --gpus 1
+bad 1 "no count of" train --model llama-3.1-405b --gpu rtx-4090 --days 0.001
+bad 1 "does not fit on any number" memory --params 405B --gpu l4 --min-gpus --tp 1 --pp 1 --zero 0
+
+finish

@@ -1,0 +1,212 @@
+#include <catch2/catch.hpp>
+
+#include "gpuplan/analysis/memory.hpp"
+#include "gpuplan/analysis/search.hpp"
+#include "gpuplan/analysis/step.hpp"
+#include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/scenario.hpp"
+
+using namespace gpuplan;
+
+namespace {
+// A GPT-style model (MHA, GeLU, f = 4h, dropout) for which Korthikanti's closed forms hold.
+ModelArch gpt(int layers = 24, int hidden = 4096, int heads = 32, int vocab = 51200) {
+  ModelArch m;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.head_dim = hidden / heads;
+  m.ffn = 4 * hidden;
+  m.vocab = vocab;
+  m.activation = Activation::gelu;
+  m.layernorm = true;
+  m.tied_embeddings = true;
+  m.linear_bias = true;
+  m.max_context = 2048;
+  return m;
+}
+TrainSettings korthikanti(int seq) {
+  TrainSettings s;
+  s.seq_len = seq;
+  s.flash_attention = false;
+  return s;
+}
+double bytes_of(Bytes b) { return b.value(); }
+}  // namespace
+
+TEST_CASE("activations per layer match Korthikanti Table 2 exactly", "[memory]") {
+  const ModelArch m = gpt();
+  const double s = 2048, b = 4, h = 4096, a = 32;
+  TrainSettings st = korthikanti(2048);
+  Layout l;
+  l.micro_batch = 4;
+  l.sequence_parallel = false;
+  SECTION("no parallelism, no recomputation: sbh(34 + 5as/h)") {
+    l.tp = 1;
+    CHECK(bytes_of(layer_activations(m, st, l, Recompute::none)) == Approx(s * b * h * (34 + 5 * a * s / h)).epsilon(1e-12));
+  }
+  SECTION("tensor parallel: sbh(10 + 24/t + 5as/(ht))") {
+    l.tp = 8;
+    CHECK(bytes_of(layer_activations(m, st, l, Recompute::none)) ==
+          Approx(s * b * h * (10 + 24.0 / 8 + 5 * a * s / (h * 8))).epsilon(1e-12));
+  }
+  SECTION("tensor and sequence parallel: sbh(34 + 5as/h)/t") {
+    l.tp = 8;
+    l.sequence_parallel = true;
+    CHECK(bytes_of(layer_activations(m, st, l, Recompute::none)) ==
+          Approx(s * b * h * (34 + 5 * a * s / h) / 8).epsilon(1e-12));
+  }
+  SECTION("tensor parallel with selective recomputation: sbh(10 + 24/t)") {
+    l.tp = 8;
+    CHECK(bytes_of(layer_activations(m, st, l, Recompute::selective)) == Approx(s * b * h * (10 + 24.0 / 8)).epsilon(1e-12));
+  }
+  SECTION("tensor and sequence parallel with selective recomputation: 34sbh/t") {
+    l.tp = 8;
+    l.sequence_parallel = true;
+    CHECK(bytes_of(layer_activations(m, st, l, Recompute::selective)) == Approx(34 * s * b * h / 8).epsilon(1e-12));
+  }
+  SECTION("full recomputation keeps 2sbh per layer") {
+    l.tp = 8;
+    CHECK(bytes_of(layer_activations(m, st, l, Recompute::full)) == Approx(2 * s * b * h).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("model states follow Megatron and DeepSpeed closed forms", "[memory]") {
+  const ModelArch m = gpt();
+  const ParamCounts pc = count_params(m);
+  TrainSettings st = korthikanti(2048);
+  Layout l;
+  l.dp = 8;
+  auto states = [&](const MemoryBreakdown& mb) { return bytes_of(mb.weights + mb.gradients + mb.optimizer); };
+  const double p = pc.total;  // tp = pp = 1: the device holds every parameter
+  SECTION("DDP with fp32 main gradients: 18 bytes per parameter (Megatron)") {
+    l.zero = 0;
+    MemoryBreakdown mb = training_memory(m, pc, st, l);
+    CHECK(mb.params_per_device == Approx(p));
+    CHECK(states(mb) == Approx(18 * p).epsilon(1e-12));
+  }
+  SECTION("distributed optimizer: 6 + 12/DP bytes per parameter (Megatron)") {
+    l.zero = 1;
+    CHECK(states(training_memory(m, pc, st, l)) == Approx((6 + 12.0 / 8) * p).epsilon(1e-12));
+  }
+  SECTION("ZeRO-2 with 16-bit gradients: 4P + 16P/N (DeepSpeed estimator)") {
+    l.zero = 2;
+    st.grad_bytes = 2;
+    CHECK(states(training_memory(m, pc, st, l)) == Approx(4 * p + 16 * p / 8).epsilon(1e-12));
+  }
+  SECTION("ZeRO-3: 18P/N plus a 4 x largest-layer gather buffer (DeepSpeed estimator)") {
+    l.zero = 3;
+    st.grad_bytes = 2;
+    MemoryBreakdown mb = training_memory(m, pc, st, l);
+    CHECK(states(mb) == Approx(18 * p / 8).epsilon(1e-12));
+    CHECK(bytes_of(mb.buffers - st.bucket) == Approx(4 * pc.largest_tensor).epsilon(1e-12));
+    CHECK(pc.largest_tensor == 51200.0 * 4096);  // the embedding
+  }
+  SECTION("DDP with 16-bit gradients: 16 bytes per parameter (ZeRO paper)") {
+    l.zero = 0;
+    st.grad_bytes = 2;
+    CHECK(states(training_memory(m, pc, st, l)) == Approx(16 * p).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("pipeline stages hold their layers and in-flight micro-batches", "[memory]") {
+  const ModelArch m = gpt(24);
+  const ParamCounts pc = count_params(m);
+  TrainSettings st = korthikanti(2048);
+  Layout l;
+  l.pp = 4;
+  l.tp = 2;
+  l.sequence_parallel = true;
+  StageParams first = stage_params(m, pc, l, false);
+  // 6 layers split over tp, norms replicated, plus the embedding shard.
+  CHECK(first.total() == Approx(6 * (pc.attention / 2 + pc.norms + pc.dense_mlp / 2) + pc.embedding / 2));
+  // 1F1B: p micro-batches of L/p layers in flight = L layers' worth (Korthikanti 4.2.3), and
+  // min(1, m/p) of that with fewer micro-batches than stages.
+  l.global_batch = 64;
+  l.dp = 1;
+  l.micro_batch = 1;
+  l.recompute = Recompute::selective;
+  Bytes per_layer = layer_activations(m, st, l, Recompute::selective);
+  MemoryBreakdown full = training_memory(m, pc, st, l);
+  CHECK(bytes_of(full.activations) == Approx(24 * bytes_of(per_layer) + 2048.0 * 4096 / 2 * 4).epsilon(1e-9));
+  l.global_batch = 2;  // m = 2 < p = 4
+  MemoryBreakdown few = training_memory(m, pc, st, l);
+  CHECK(bytes_of(few.activations) == Approx(12 * bytes_of(per_layer) + 2048.0 * 4096 / 2 * 2).epsilon(1e-9));
+}
+
+TEST_CASE("fewest GPUs for a 405B dense model on 80 GB devices", "[memory][search]") {
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  apply_setting(s, "model", "llama-3.1-405b");
+  apply_setting(s, "gpu", "h100-sxm");
+  apply_setting(s, "seq-len", "4096");
+  Job j = resolve(s, c);
+  StepModel sm{j.model, j.params, j.device, j.step};
+  SECTION("ZeRO-3 wins when the layout is free") {
+    MinGpus mg = min_gpus_for_memory(sm, s.layout, 1 << 16);
+    REQUIRE(mg.gpus > 0);
+    CHECK(mg.best.layout.zero == 3);
+    // Hand bound: 18 bytes x 405.85B params / 80 GB = 91.3 devices even with nothing else.
+    CHECK(mg.gpus >= 92);
+    CHECK(mg.gpus <= 130);
+    CHECK(mg.best.memory.total().value() <= 80e9);
+  }
+  SECTION("tensor plus pipeline parallelism wins without data-parallel sharding") {
+    LayoutConstraints c0;
+    c0.zero = 0;
+    c0.dp = 1;
+    MinGpus mg = min_gpus_for_memory(sm, c0, 1 << 16);
+    REQUIRE(mg.gpus > 0);
+    CHECK(mg.best.layout.tp * mg.best.layout.pp * mg.best.layout.cp == mg.gpus);
+    CHECK(mg.best.layout.pp > 1);
+    // 18 bytes x 405.85B / (80 GB - reserve and activations) > 91: more than ZeRO-3 needs.
+    CHECK(mg.gpus > 92);
+  }
+}
+
+TEST_CASE("closed forms of the step model", "[step]") {
+  // Ring all-reduce: 2(n-1)/n S/B + 2(n-1) alpha.
+  CHECK(ring_allreduce_s(1e9, 8, 1e11, 1e-5) == Approx(2.0 * 7 / 8 * 1e9 / 1e11 + 14 * 1e-5));
+  CHECK(ring_gather_s(1e9, 4, 1e10, 0) == Approx(0.75 * 0.1));
+  CHECK(ring_allreduce_s(1e9, 1, 1e11, 1e-5) == 0);
+  // FLOPs per token: 6N + 12 L s d_attn (PaLM), N without the input embedding when untied.
+  ModelArch m = gpt(24, 4096, 32);
+  m.tied_embeddings = false;
+  ParamCounts pc = count_params(m);
+  CHECK(model_flops_per_token(m, pc, 2048) == Approx(6 * (pc.total - pc.embedding) + 12.0 * 24 * 2048 * 4096));
+}
+
+TEST_CASE("the pipeline bubble is p-1 over v micro-batch slots", "[step]") {
+  Catalog c = Catalog::builtin();
+  ModelArch m = gpt(24);
+  StepModel sm{m, count_params(m), resolve_device(c, "a100-80gb"), {}};
+  sm.settings.train.seq_len = 2048;
+  Layout l;
+  l.pp = 4;
+  l.dp = 1;
+  l.global_batch = 16;
+  l.zero = 0;
+  StepTime t1 = step_time(sm, l);
+  const double per_slot = (t1.compute + t1.tp_comm + t1.pp_comm) / 16;
+  CHECK(t1.bubble == Approx(3 * per_slot));
+  l.interleave = 2;
+  StepTime t2 = step_time(sm, l);
+  CHECK(t2.bubble == Approx(1.5 * (t2.compute + t2.pp_comm) / 16));
+}
+
+TEST_CASE("bad layouts and settings are usage errors", "[memory]") {
+  Scenario s;
+  CHECK_THROWS_AS(apply_setting(s, "tp", "0"), Error);
+  CHECK_THROWS_AS(apply_setting(s, "tp", "-2"), Error);
+  CHECK_THROWS_AS(apply_setting(s, "zero", "4"), Error);
+  CHECK_THROWS_AS(apply_setting(s, "precision", "fp12"), Error);
+  CHECK_THROWS_AS(apply_setting(s, "recompute", "some"), Error);
+  CHECK_THROWS_AS(apply_setting(s, "tokens", "0"), Error);
+  CHECK_THROWS_WITH(apply_setting(s, "micro-bach", "2"), Catch::Matchers::Contains("did you mean micro-batch?"));
+  Catalog c = Catalog::builtin();
+  apply_setting(s, "model", "llama-2-7b");
+  apply_setting(s, "heads", "33");
+  CHECK_THROWS_WITH(resolve(s, c), Catch::Matchers::Contains("does not divide"));
+}
