@@ -50,8 +50,9 @@ std::string bar(double part, double whole) {
   return s;
 }
 
-void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity) {
+void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity, std::string title) {
   Table t;
+  t.title = std::move(title);
   t.headers = {"term", "bytes", "GiB", "share", ""};
   t.right = {false, true, true, true, false};
   const double total = mb.total().value();
@@ -181,12 +182,10 @@ Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions&
   set_memory_json(v, mb, j, capacity);
   v.set("layout", layout_json(l));
   doc.data = v;
-  Table head;
-  head.title = fmt::format("{} on {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, seq {}",
-                           j.model.id, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
-                           l.micro_batch, j.step.train.seq_len);
-  add_breakdown(doc, mb, capacity);
-  doc.tables.front().title = head.title;
+  add_breakdown(doc, mb, capacity,
+                fmt::format("{} on {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, seq {}",
+                            j.model.id, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
+                            l.micro_batch, j.step.train.seq_len));
   if (o.min_gpus) doc.lines.push_back(fmt::format("fewest devices: {} ({})", v.find("min_gpus")->as_number(),
                                                   mb.total().value() <= capacity ? "fits" : "does not fit"));
   doc.lines.push_back(mb.total().value() <= capacity ? "fits" : "does not fit");
