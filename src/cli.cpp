@@ -99,29 +99,52 @@ int cli_main(int argc, char** argv) {
   Scenario scenario;
   RunOptions run_opts;
   std::vector<std::pair<std::string, std::string>> settings;
-  auto add_settings = [&](CLI::App* sub, bool training) {
-    struct Flag { const char* name; const char* help; };
+  // Groups: m model, g devices, l layout and training precision, t training run, b the bill
+  // (site, power, prices, storage), i inference. Each command takes the groups it uses.
+  auto add_settings = [&](CLI::App* sub, std::string_view groups) {
+    struct Flag { char group; const char* name; const char* help; };
     static const Flag flags[] = {
-        {"model", "Model id from the catalog (gpuplan catalog list models)"},
-        {"params", "Parameter count (e.g. 70B): synthesises a Llama-like dense model"},
-        {"layers", "Override the model's layer count"}, {"hidden", "Override the hidden width"},
-        {"heads", "Override the attention heads"}, {"kv-heads", "Override the key/value heads"},
-        {"ffn", "Override the MLP width"}, {"vocab", "Override the vocabulary"},
-        {"gpu", "Accelerator id (default h100-sxm)"}, {"gpus", "Number of devices"},
-        {"tp", "Tensor-parallel degree"}, {"pp", "Pipeline-parallel degree"}, {"dp", "Data-parallel degree"},
-        {"cp", "Context-parallel degree"}, {"ep", "Expert-parallel degree"}, {"zero", "ZeRO stage 0-3"},
-        {"recompute", "none, selective or full"}, {"micro-batch", "Sequences per micro-batch"},
-        {"global-batch", "Sequences per step"}, {"interleave", "Virtual pipeline stages per device"},
-        {"sequence-parallel", "true or false"}, {"seq-len", "Sequence length in tokens"},
-        {"precision", "bf16, fp16, fp8, tf32 or fp32"}, {"optimizer", "adam, adam8bit or sgd"},
-        {"grad-dtype", "fp32 (Megatron) or bf16/fp16"}, {"reserve", "Framework reserve per device (default 1GiB)"},
-        {"tokens", "Training tokens (default 20 per parameter)"}, {"weeks", "Deadline in weeks"},
-        {"days", "Deadline in days"}, {"goodput", "Share of wall-clock doing useful steps (default 0.9)"},
-        {"mode", "memory: train or infer"}, {"quant", "Inference weights: bf16, fp8, int8, int4, q4_k_m, ..."},
-        {"context", "Inference context in tokens"}, {"batch", "Inference sequences"}};
+        {'m', "model", "Model id from the catalog (gpuplan catalog list models)"},
+        {'m', "params", "Parameter count (e.g. 70B): synthesises a Llama-like dense model"},
+        {'m', "layers", "Override the model's layer count"}, {'m', "hidden", "Override the hidden width"},
+        {'m', "heads", "Override the attention heads"}, {'m', "kv-heads", "Override the key/value heads"},
+        {'m', "ffn", "Override the MLP width"}, {'m', "vocab", "Override the vocabulary"},
+        {'g', "gpu", "Accelerator id (default h100-sxm)"}, {'g', "gpus", "Number of devices"},
+        {'l', "tp", "Tensor-parallel degree"}, {'l', "pp", "Pipeline-parallel degree"}, {'l', "dp", "Data-parallel degree"},
+        {'l', "cp", "Context-parallel degree"}, {'l', "ep", "Expert-parallel degree"}, {'l', "zero", "ZeRO stage 0-3"},
+        {'l', "recompute", "none, selective or full"}, {'l', "micro-batch", "Sequences per micro-batch"},
+        {'l', "global-batch", "Sequences per step"}, {'l', "interleave", "Virtual pipeline stages per device"},
+        {'l', "sequence-parallel", "true or false"}, {'l', "seq-len", "Sequence length in tokens"},
+        {'l', "precision", "bf16, fp16, fp8, tf32 or fp32"}, {'l', "optimizer", "adam, adam8bit or sgd"},
+        {'l', "grad-dtype", "fp32 (Megatron) or bf16/fp16"}, {'l', "reserve", "Framework reserve per device (default 1GiB)"},
+        {'t', "tokens", "Training tokens (default 20 per parameter)"}, {'t', "weeks", "Deadline in weeks"},
+        {'t', "days", "Deadline in days"}, {'t', "goodput", "Share of wall-clock doing useful steps (default 0.9)"},
+        {'i', "mode", "memory: train or infer"}, {'i', "quant", "Inference weights: bf16, fp8, int8, int4, q4_k_m, ..."},
+        {'i', "context", "Inference context in tokens"}, {'i', "batch", "Inference sequences"},
+        {'b', "site", "Site id: PUE, electricity price, grid carbon, rack budget (default us-average)"},
+        {'b', "pue", "Override the site's PUE (1 to 3)"},
+        {'b', "power-fraction", "Average draw as a share of node nameplate (default 0.76)"},
+        {'b', "buy", "Owned cost is the headline"}, {'b', "years", "Amortisation life (default 4)"},
+        {'b', "utilisation", "Share of an owned cluster's life doing paid work (default 1)"},
+        {'b', "cloud", "Cloud provider for the price (aws, gcp, azure, coreweave, lambda, ...)"},
+        {'b', "committed", "Use a committed (1y, 3y or capacity-block) cloud price"},
+        {'b', "price", "Cloud price per device-hour, e.g. '$2/h' (overrides the catalog)"},
+        {'b', "capex", "Purchase price per device, e.g. '$30000' (overrides the catalog)"},
+        {'b', "staff", "Staff cost per year of an owned cluster"},
+        {'b', "facility-cost", "Facility cost, USD per kW of IT per month"},
+        {'b', "storage", "Storage system id (gpuplan catalog list storage)"},
+        {'b', "storage-units", "Fix the number of storage units (default: what the run needs)"},
+        {'b', "checkpoint-every", "Checkpoint interval, e.g. 1h: its write time is taken from goodput"},
+        {'b', "epochs", "Passes over the dataset (default 1)"},
+        {'b', "bytes-per-token", "Raw text bytes per token (default 4)"},
+        {'b', "oversubscription", "Fat-tree oversubscription (default 1, non-blocking)"}};
     for (const auto& f : flags) {
+      if (groups.find(f.group) == std::string_view::npos) continue;
       std::string name = f.name;
-      if (!training && (name == "tokens" || name == "weeks" || name == "days" || name == "goodput")) continue;
+      if (name == "buy" || name == "committed") {  // switches on the command line, booleans in plan files
+        sub->add_flag_callback("--" + name, [&settings, name] { settings.emplace_back(name, "true"); }, f.help);
+        continue;
+      }
       sub->add_option_function<std::string>("--" + name,
                                             [&settings, name](const std::string& v) { settings.emplace_back(name, v); },
                                             f.help);
@@ -133,17 +156,21 @@ int cli_main(int argc, char** argv) {
     for (const auto& [k, v] : settings) apply_setting(scenario, k, v);
   };
   auto* memory = app.add_subcommand("memory", "Memory per device for a model and layout, or the fewest devices");
-  add_settings(memory, false);
+  add_settings(memory, "mgli");
   memory->add_flag("--min-gpus", run_opts.min_gpus, "Find the fewest devices (and a layout) that fit");
   memory->callback([&] { action = [&] { apply_all(); print(run_memory(load_catalog(g), scenario, run_opts), g); return 0; }; });
   auto* train = app.add_subcommand("train", "Fastest layout, step time and time to train");
-  add_settings(train, true);
+  add_settings(train, "mgltb");
   train->callback([&] { action = [&] { apply_all(); print(run_train(load_catalog(g), scenario, run_opts), g); return 0; }; });
   auto* search = app.add_subcommand("search", "Rank every layout on --gpus devices");
-  add_settings(search, true);
+  add_settings(search, "mglt");
   search->add_option("--top", run_opts.top, "How many layouts to list (default 10)")->check(CLI::Range(1, 10000));
   search->add_flag("--stats", run_opts.stats, "Report layouts evaluated and the evaluation rate");
   search->callback([&] { action = [&] { apply_all(); print(run_search(load_catalog(g), scenario, run_opts), g); return 0; }; });
+
+  auto* power = app.add_subcommand("power", "Size a facility: nodes, racks, fabric, IT and facility power, energy and cost per year");
+  add_settings(power, "gb");
+  power->callback([&] { action = [&] { apply_all(); print(run_power(load_catalog(g), scenario, run_opts), g); return 0; }; });
 
   try {
     try {

@@ -59,7 +59,8 @@ std::string format_usd(double usd) {
   double mag = std::fabs(usd);
   if (mag >= 1e9) return "$" + format_sig(usd / 1e9) + "B";
   if (mag >= 1e6) return "$" + format_sig(usd / 1e6) + "M";
-  if (mag >= 1e4) return "$" + format_sig(usd / 1e3) + "k";
+  if (mag >= 1e3) return "$" + format_sig(usd / 1e3) + "k";
+  if (mag >= 100) return fmt::format("${:.0f}", usd);
   if (mag >= 1) return fmt::format("${:.2f}", usd);
   return "$" + format_sig(usd);
 }

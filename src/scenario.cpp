@@ -1,6 +1,8 @@
 #include "gpuplan/scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <fmt/ranges.h>
 #include <fmt/format.h>
 
 #include "gpuplan/catalog/catalog.hpp"
@@ -55,12 +57,18 @@ const std::vector<std::string>& setting_names() {
       "model", "params", "layers", "hidden", "heads", "kv-heads", "ffn", "vocab", "gpu", "gpus",
       "tp", "pp", "dp", "cp", "ep", "zero", "recompute", "micro-batch", "global-batch", "interleave",
       "sequence-parallel", "seq-len", "precision", "optimizer", "grad-dtype", "reserve", "tokens",
-      "weeks", "days", "goodput", "mode", "quant", "context", "batch"};
+      "weeks", "days", "goodput", "mode", "quant", "context", "batch",
+      "site", "pue", "power-fraction", "buy", "years", "utilisation", "cloud", "committed", "price", "capex",
+      "staff", "facility-cost", "storage", "storage-units", "checkpoint-every", "epochs", "bytes-per-token",
+      "oversubscription"};
   return names;
 }
 
+bool Scenario::has(const std::string& name) const { return std::find(given.begin(), given.end(), name) != given.end(); }
+
 void apply_setting(Scenario& s, const std::string& name, const std::string& value) {
   auto& c = s.layout;
+  if (std::find(setting_names().begin(), setting_names().end(), name) != setting_names().end()) s.given.push_back(name);
   if (name == "model") s.model = value;
   else if (name == "params") s.params = quantity(name, value, QuantityKind::count);
   else if (name == "layers") s.layers = positive_int(name, value, 1000);
@@ -117,7 +125,52 @@ void apply_setting(Scenario& s, const std::string& name, const std::string& valu
   } else if (name == "quant") s.quant = value;
   else if (name == "context") s.context = positive_int(name, value, 100000000);
   else if (name == "batch") s.batch = positive_int(name, value, 1000000);
-  else {
+  else if (name == "site") s.site = value;
+  else if (name == "pue") {
+    double v = quantity(name, value, QuantityKind::real);
+    if (v < 1 || v > 3) fail(Exit::usage, fmt::format("--pue '{}' must be from 1 (no overhead) to 3", value));
+    s.pue = v;
+  } else if (name == "power-fraction") {
+    s.power_fraction = quantity(name, value, QuantityKind::fraction);
+    if (s.power_fraction < 0.1) fail(Exit::usage, "--power-fraction must be between 0.1 and 1 (share of nameplate drawn on average)");
+  } else if (name == "buy") s.buy = boolean(name, value);
+  else if (name == "years") {
+    s.years = quantity(name, value, QuantityKind::real);
+    if (s.years <= 0 || s.years > 30) fail(Exit::usage, fmt::format("--years '{}' must be more than 0 and at most 30", value));
+  } else if (name == "utilisation") {
+    s.utilisation = quantity(name, value, QuantityKind::fraction);
+    if (s.utilisation < 0.01) fail(Exit::usage, "--utilisation must be between 1% and 100%");
+  } else if (name == "cloud") s.cloud = value;
+  else if (name == "committed") s.committed = boolean(name, value);
+  else if (name == "price") {
+    double v = quantity(name, value, QuantityKind::money_per_hour);
+    if (v <= 0 || v * 3600 > 1000) fail(Exit::usage, fmt::format("--price '{}' must be more than $0/h and at most $1000/h per device", value));
+    s.price = v;
+  } else if (name == "capex") {
+    double v = quantity(name, value, QuantityKind::money);
+    if (v <= 0 || v > 1e8) fail(Exit::usage, fmt::format("--capex '{}' must be more than $0 and at most $100M per device", value));
+    s.capex = v;
+  } else if (name == "staff") s.staff_per_year = quantity(name, value, QuantityKind::money);
+  else if (name == "facility-cost") {
+    double v = quantity(name, value, QuantityKind::real);
+    if (v > 10000) fail(Exit::usage, "--facility-cost is USD per kW of IT per month, at most 10000");
+    s.facility_cost = v;
+  } else if (name == "storage") s.storage = value;
+  else if (name == "storage-units") s.storage_units = positive_int(name, value, 1000000);
+  else if (name == "checkpoint-every") {
+    s.checkpoint_every_s = quantity(name, value, QuantityKind::duration);
+    if (s.checkpoint_every_s < 60) fail(Exit::usage, "--checkpoint-every must be at least 1 minute (e.g. 30min, 1h)");
+  } else if (name == "epochs") {
+    s.epochs = quantity(name, value, QuantityKind::real);
+    if (s.epochs < 0.01 || s.epochs > 1000) fail(Exit::usage, "--epochs must be from 0.01 to 1000");
+  } else if (name == "bytes-per-token") {
+    s.bytes_per_token = quantity(name, value, QuantityKind::real);
+    if (s.bytes_per_token < 0.5 || s.bytes_per_token > 64) fail(Exit::usage, "--bytes-per-token must be from 0.5 to 64");
+  } else if (name == "oversubscription") {
+    s.oversubscription = quantity(name, value, QuantityKind::real);
+    if (s.oversubscription < 1 || s.oversubscription > 16)
+      fail(Exit::usage, "--oversubscription must be from 1 (non-blocking) to 16");
+  } else {
     std::string hint = suggest(name, setting_names());
     fail(Exit::usage, fmt::format("unknown setting '{}'{}", name, hint.empty() ? "" : "; did you mean " + hint + "?"));
   }
@@ -168,7 +221,160 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.compute_dtype = parse_dtype(s.precision);
   st.train.weight_bytes = (st.compute_dtype == DType::fp32 || st.compute_dtype == DType::tf32) ? 4 : 2;
   st.eff = default_efficiency(j.device.family);
+  j.facility = resolve_facility(s, catalog, j.device);
   return j;
+}
+
+namespace {
+
+Assumption assume(std::string name, double number, std::string unit, std::string origin) {
+  return Assumption{std::move(name), number, {}, std::move(unit), std::move(origin)};
+}
+
+std::string record_origin(const Record& r) {
+  std::string o = r.kind + "." + r.id + ": " + r.text("source");
+  if (r.has("as_of")) o += " (as of " + r.text("as_of") + ")";
+  if (r.flag("estimate")) o += " [estimate]";
+  return o;
+}
+
+Quote quote_of(const Record& r, const char* field) {
+  return Quote{r.id, r.text("provider"), r.text("commitment"), r.text("as_of"), r.text("source"), r.number(field), false};
+}
+
+bool is_committed(const std::string& c) { return c == "1y" || c == "3y" || c == "capacity-block"; }
+
+// The cheapest cloud quote for the device from the provider (any when empty) on the term asked.
+std::optional<Quote> pick_cloud(const Scenario& s, const Catalog& c, const Device& d, Facility& f) {
+  std::vector<std::string> providers;
+  const Record* best = nullptr;
+  for (const Record* r : c.list("prices")) {
+    if (r->text("type") != "cloud" || r->text("accelerator") != d.id || !r->has("usd_per_gpu_hour")) continue;
+    providers.push_back(r->text("provider"));
+    if (!s.cloud.empty() && r->text("provider") != s.cloud) continue;
+    const std::string term = r->text("commitment", "on-demand");
+    if (s.committed ? !is_committed(term) : term != "on-demand") continue;
+    if (!best || r->number("usd_per_gpu_hour") < best->number("usd_per_gpu_hour")) best = r;
+  }
+  if (!best) {
+    std::string what = fmt::format("no {} cloud price for {}{}", s.committed ? "committed" : "on-demand", d.id,
+                                   s.cloud.empty() ? "" : " from '" + s.cloud + "'");
+    std::sort(providers.begin(), providers.end());
+    providers.erase(std::unique(providers.begin(), providers.end()), providers.end());
+    std::string have = providers.empty() ? "none in the catalog" : fmt::format("{}", fmt::join(providers, ", "));
+    if (!s.cloud.empty())
+      fail(Exit::usage, fmt::format("{}; providers with a price for {}: {} (or give --price '$2/h')", what, d.id, have));
+    f.warnings.push_back(what + ": cloud cost not computed (give --price '$2/h')");
+    return std::nullopt;
+  }
+  f.assumptions.push_back(assume("cloud price", best->number("usd_per_gpu_hour"), "USD/device-hour", record_origin(*best)));
+  Quote q = quote_of(*best, "usd_per_gpu_hour");
+  q.value /= 3600;  // the catalog keeps USD per device-hour
+  return q;
+}
+
+std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& f) {
+  const Record* best = nullptr;
+  for (const Record* r : c.list("prices"))
+    if (r->text("type") == "purchase" && r->text("accelerator") == d.id && r->has("usd_per_device") &&
+        (!best || r->number("usd_per_device") < best->number("usd_per_device")))
+      best = r;
+  if (!best) {
+    f.warnings.push_back(fmt::format("no purchase price for {}: owned cost not computed (give --capex '$30000')", d.id));
+    return std::nullopt;
+  }
+  f.assumptions.push_back(assume("purchase price", best->number("usd_per_device"), "USD/device", record_origin(*best)));
+  return quote_of(*best, "usd_per_device");
+}
+
+}  // namespace
+
+Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Device& d) {
+  Facility f;
+  const Record& site = catalog.get("sites", s.site);
+  Site& st = f.site;
+  st.id = site.id;
+  st.name = site.text("name");
+  st.source = site.text("source");
+  st.pue = s.pue ? *s.pue : site.number("pue");
+  st.electricity = usd_per_joule(site.number("usd_per_kwh") / 3.6e6);  // the catalog keeps USD per kWh
+  st.gco2_per_kwh = site.number("grid_gco2_per_kwh");
+  st.rack_power = watts(site.number("rack_power_w"));
+  st.facility_usd_per_kw_month = s.facility_cost ? *s.facility_cost : site.number("facility_usd_per_kw_month");
+  const std::string site_origin = record_origin(site);
+  f.assumptions.push_back(assume("PUE", st.pue, "", s.pue ? "set: pue" : site_origin));
+  f.assumptions.push_back(assume("electricity price", st.electricity.value() * 3.6e6, "USD/kWh", site_origin));
+  f.assumptions.push_back(assume("grid carbon intensity", st.gco2_per_kwh, "gCO2e/kWh", site_origin));
+  if (st.rack_power.value() > 0) f.assumptions.push_back(assume("rack power budget", st.rack_power.value(), "W", site_origin));
+  if (st.facility_usd_per_kw_month > 0)
+    f.assumptions.push_back(assume("facility cost", st.facility_usd_per_kw_month, "USD/kW-month",
+                                   s.facility_cost ? "set: facility-cost" : site_origin));
+
+  // The node: a server record for this accelerator, else an estimate from its TDP.
+  const Record* server = nullptr;
+  for (const Record* r : catalog.list("servers"))
+    if (r->text("accelerator") == d.id) { server = r; break; }
+  if (server) {
+    f.node.devices = static_cast<int>(server->number("devices"));
+    f.node.max_power = watts(server->number("max_power_w"));
+    f.node.origin = record_origin(*server);
+    f.node.estimate = server->flag("estimate");
+  } else if (d.tdp.value() > 0) {
+    f.node = node_from_tdp(d.devices_per_node, d.tdp);
+  } else {
+    f.node.devices = d.devices_per_node;
+    f.warnings.push_back(fmt::format("no power figure for {} (no server record, no TDP in the catalog): power, energy and "
+                                     "carbon not computed",
+                                     d.id));
+  }
+  if (f.node.max_power.value() > 0)
+    f.assumptions.push_back(assume("node nameplate power", f.node.max_power.value(), "W", f.node.origin));
+  f.power_fraction = s.power_fraction;
+  f.assumptions.push_back(assume("average draw / nameplate", s.power_fraction, "",
+                                 s.power_fraction == default_power_fraction
+                                     ? "default: Newkirk et al. 2025 (arXiv 2506.14551), H100 nodes training at 76% of 10.2 kW"
+                                     : "set: power-fraction"));
+  f.scale_out = d.scale_out;
+  if (!d.scale_out.id.empty()) {
+    const Record& link = catalog.get("interconnects", d.scale_out.id);
+    if (d.scale_out.switch_power.value() > 0)
+      f.assumptions.push_back(assume("scale-out switch power", d.scale_out.switch_power.value(), "W", record_origin(link)));
+    else
+      f.warnings.push_back(fmt::format("no switch power for {} in the catalog: fabric power not counted", link.id));
+    if (d.scale_out.port_usd > 0)
+      f.assumptions.push_back(assume("scale-out port price", d.scale_out.port_usd, "USD/port", record_origin(link)));
+    else
+      f.assumptions.push_back(Assumption{"network capital", 0, "not included", "",
+                                         fmt::format("no sourced port price (port_usd) for {} in the catalog", link.id)});
+  }
+
+  if (!s.storage.empty()) {
+    const Record& r = catalog.get("storage", s.storage);
+    StorageSystem sys{r.id, r.text("name"), r.text("unit"), r.text("source"),
+                      bytes_per_s(r.number("read_bytes_per_s")), bytes_per_s(r.number("write_bytes_per_s")),
+                      bytes(r.number("capacity_bytes")), r.number("usd_per_tb"), r.number("usd_per_tb_month"),
+                      watts(r.number("power_w"))};
+    f.assumptions.push_back(assume("storage read per unit", sys.read.value(), "B/s", record_origin(r)));
+    f.assumptions.push_back(assume("storage write per unit", sys.write.value(), "B/s", record_origin(r)));
+    f.storage = sys;
+  }
+
+  if (s.price) {
+    f.cloud = Quote{"--price", s.cloud, s.committed ? "committed" : "on-demand", {}, "set: price", *s.price, true};
+    f.assumptions.push_back(assume("cloud price", *s.price * 3600, "USD/device-hour", "set: price"));
+  } else {
+    f.cloud = pick_cloud(s, catalog, d, f);
+  }
+  if (s.capex) {
+    f.purchase = Quote{"--capex", {}, {}, {}, "set: capex", *s.capex, true};
+    f.assumptions.push_back(assume("purchase price", *s.capex, "USD/device", "set: capex"));
+  } else {
+    f.purchase = pick_purchase(catalog, d, f);
+  }
+  f.assumptions.push_back(assume("amortisation life", s.years, "years", s.has("years") ? "set: years" : "default"));
+  f.assumptions.push_back(assume("utilisation of an owned cluster", s.utilisation, "",
+                                 s.has("utilisation") ? "set: utilisation" : "default: the run pays only its own hours"));
+  return f;
 }
 
 }  // namespace gpuplan

@@ -24,6 +24,8 @@ TEST_CASE("SI for rates and IEC for capacity", "[format]") {
   CHECK(format_iec(512) == "512 B");
   CHECK(format_usd(5.576e6) == "$5.58M");
   CHECK(format_usd(2.49) == "$2.49");
+  CHECK(format_usd(717.91) == "$718");
+  CHECK(format_usd(5295.99) == "$5.30k");
   CHECK(format_duration(36 * 3600) == "36.0 h");
 }
 

@@ -43,6 +43,9 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
 // gpuplan search: the ranked layouts on --gpus devices.
 Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions& o);
 
+// gpuplan power: a facility of --gpus devices at a site, per year.
+Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& o);
+
 // Shared JSON pieces.
 Value layout_json(const Layout& l);
 

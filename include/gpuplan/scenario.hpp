@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/analysis/cost.hpp"
+#include "gpuplan/analysis/power.hpp"
 #include "gpuplan/analysis/step.hpp"
+#include "gpuplan/analysis/storage.hpp"
 #include "gpuplan/layout.hpp"
 
 namespace gpuplan {
@@ -33,7 +36,28 @@ struct Scenario {
   std::string quant = "bf16";
   int context = 0;            // inference context (tokens)
   int batch = 1;              // inference sequences
+  // The bill: site, power, prices, storage.
+  std::string site = "us-average";
+  std::optional<double> pue;
+  double power_fraction = default_power_fraction;
+  bool buy = false;           // owned is the headline cost
+  double years = 4;           // amortisation life
+  double utilisation = 1;     // share of the life an owned cluster does paid work
+  std::string cloud;          // provider; empty: the cheapest quote
+  bool committed = false;
+  std::optional<double> price;  // USD per device-second (--price '$2/h')
+  std::optional<double> capex;  // USD per device (--capex '$40000')
+  double staff_per_year = 0;
+  std::optional<double> facility_cost;  // USD per kW-month
+  std::string storage;        // storage system id; empty: needs only
+  long storage_units = 0;
+  double checkpoint_every_s = 0;
+  double epochs = 1;
+  double bytes_per_token = default_raw_bytes_per_token;
+  double oversubscription = 1;
   std::vector<std::string> notes;  // how settings were interpreted, for --explain
+  std::vector<std::string> given;  // settings applied, in order (origins of assumptions)
+  bool has(const std::string& name) const;
 };
 
 // Applies one setting by its flag name without dashes ("tp", "micro-batch", "params").
@@ -43,15 +67,41 @@ void apply_setting(Scenario& s, const std::string& name, const std::string& valu
 // The names apply_setting knows, for "did you mean" in plan files.
 const std::vector<std::string>& setting_names();
 
+// One input of a result, for the assumptions list: its value, unit and where it came from
+// (a catalog record and its source, a documented default, or a flag).
+struct Assumption {
+  std::string name;
+  double number = 0;
+  std::string text;  // used instead of number when not empty
+  std::string unit;
+  std::string origin;
+};
+
+// The facility side of a job, resolved from the site, server, interconnect, storage and
+// price records.
+struct Facility {
+  Site site;
+  NodeSpec node;
+  double power_fraction = default_power_fraction;
+  Link scale_out;
+  std::optional<StorageSystem> storage;
+  std::optional<Quote> cloud, purchase;
+  std::vector<Assumption> assumptions;
+  std::vector<std::string> warnings;
+};
+
 struct Job {
   ModelArch model;
   ParamCounts params;
   Device device;
   StepSettings step;
   std::vector<std::string> assumptions;
+  Facility facility;
 };
 
 // Resolves ids through the catalog and builds the model and settings.
 Job resolve(const Scenario& s, const Catalog& catalog);
+// The facility part alone (gpuplan power needs no model).
+Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Device& device);
 
 }  // namespace gpuplan

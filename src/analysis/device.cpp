@@ -21,6 +21,8 @@ Link resolve_link(const Catalog& c, const Record& acc, const char* field) {
   l.bw_per_direction = bytes_per_s(r.number("bw_per_direction_bytes_per_s"));
   l.latency = seconds(r.number("latency_s"));
   l.switch_radix = static_cast<int>(r.number("switch_radix"));
+  l.switch_power = watts(r.number("switch_power_w"));
+  l.port_usd = r.number("port_usd");
   return l;
 }
 }  // namespace

@@ -2,6 +2,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "bill.hpp"
+#include "gpuplan/analysis/memory.hpp"
 #include "gpuplan/analysis/search.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
@@ -165,7 +167,40 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
     gpus = hi * unit;
   }
   const Candidate& best = r.top.front();
-  const double wall = wall_of(best);
+
+  // Storage: the dataset, the read rate, checkpoints and what writing them costs in goodput.
+  const Facility& fac = j.facility;
+  StorageInput si;
+  si.tokens = tokens;
+  si.epochs = s.epochs;
+  si.raw_bytes_per_token = s.bytes_per_token;
+  si.token_bytes = j.model.vocab <= 65536 ? 2 : 4;
+  si.tokens_per_s = best.tokens_per_s;
+  si.checkpoint = bytes(j.params.total * (j.step.train.weight_bytes + optimizer_bytes_per_param(j.step.train.optimizer)));
+  si.checkpoint_every = seconds(s.checkpoint_every_s);
+  si.system = fac.storage ? &*fac.storage : nullptr;
+  si.units = s.storage_units;
+  const StorageResult sr = storage_needs(si);
+  std::vector<std::string> warnings = fac.warnings;
+  const double goodput = s.goodput * (1 - sr.checkpoint_overhead);
+  const double wall = wall_of(best) * s.goodput / goodput;
+  if (s.deadline_s > 0 && wall > s.deadline_s)
+    warnings.push_back(fmt::format("checkpoint writes stretch the run to {} past the {} deadline", format_duration(wall),
+                                   format_duration(s.deadline_s)));
+  if (sr.idle_fraction > 0)
+    warnings.push_back(fmt::format("storage is the bottleneck: {} units of {} read {} of the {} needed; devices idle {:.0f}% of the time",
+                                   sr.units, fac.storage->id, format_si(static_cast<double>(sr.units) * fac.storage->read.value(), "B/s"),
+                                   format_si(sr.read.value(), "B/s"), 100 * sr.idle_fraction));
+  const StepTime& st = best.time;
+  const double comm = st.tp_comm + st.pp_comm + st.dp_comm + st.cp_comm + st.ep_comm;
+  const double comm_fraction = comm / st.total;
+  if (comm_fraction > 0.3)
+    warnings.push_back(fmt::format("exposed communication is {:.0f}% of the step: the fabric, not the devices, sets the pace",
+                                   100 * comm_fraction));
+
+  const ClusterPower cp = cluster_of(fac, s, gpus, sr.units);
+  const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, seconds(wall), comm_fraction});
+
   Document doc;
   Value v = candidate_json(best, j, gpus);
   Value out = Value::object();
@@ -175,13 +210,39 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   out.set("tokens", tokens);
   out.set("tokens_default", s.tokens <= 0);
   out.set("seq_len", j.step.train.seq_len);
-  out.set("goodput", s.goodput);
+  out.set("goodput", goodput);
   out.set("wall_clock_s", wall);
   out.set("wall_clock_days", wall / 86400);
   out.set("gpu_hours", wall * gpus / 3600);
   if (s.deadline_s > 0) out.set("deadline_s", s.deadline_s);
   out.set("evaluated", r.evaluated);
   out.set("valid", r.fitting);
+  out.set("site", fac.site.id);
+  out.set("power", bill.power);
+  out.set("energy_mwh", bill.energy_mwh ? Value(*bill.energy_mwh) : Value());
+  out.set("co2_t", bill.co2_t ? Value(*bill.co2_t) : Value());
+  out.set("cost_usd", bill.cost);
+  Value sv = Value::object();
+  sv.set("system", fac.storage ? Value(fac.storage->id) : Value());
+  sv.set("dataset_bytes", sr.dataset_raw.value());
+  sv.set("dataset_tokenized_bytes", sr.dataset_tokenized.value());
+  sv.set("read_bytes_per_s", sr.read.value());
+  sv.set("capacity_bytes", sr.capacity_needed.value());
+  sv.set("units", fac.storage ? Value(sr.units) : Value());
+  sv.set("units_bandwidth", fac.storage ? Value(sr.units_bandwidth) : Value());
+  sv.set("units_capacity", fac.storage ? Value(sr.units_capacity) : Value());
+  sv.set("checkpoint_bytes", si.checkpoint.value());
+  sv.set("checkpoint_write_s", fac.storage ? Value(sr.checkpoint_write.value()) : Value());
+  sv.set("checkpoint_overhead", sr.checkpoint_overhead);
+  sv.set("idle_fraction", sr.idle_fraction);
+  out.set("storage", sv);
+  out.set("fabric", bill.fabric);
+  std::vector<Assumption> assumptions = fac.assumptions;
+  assumptions.push_back(Assumption{"goodput", s.goodput, {}, "", s.has("goodput") ? "set: goodput" : "default: Llama 3 reports >90% effective training time"});
+  assumptions.push_back(Assumption{"raw text per token", s.bytes_per_token, {}, "B",
+                                   s.has("bytes-per-token") ? "set: bytes-per-token" : "default: ~4 characters per token (OpenAI tokenizer guide), estimate"});
+  out.set("assumptions", assumptions_json(assumptions));
+  out.set("warnings", warnings_json(warnings));
   doc.data = out;
   doc.tables.push_back(step_table(best, j, gpus));
   Table sum;
@@ -193,9 +254,21 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   sum.add_row({"MFU (6N + 12Lsd)", format_sig(100 * out.find("mfu")->as_number()) + "%"});
   sum.add_row({"HFU", format_sig(100 * out.find("hfu")->as_number()) + "%"});
   sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
-  sum.add_row({"wall clock", format_duration(wall) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", wall / 86400, 100 * s.goodput)});
+  sum.add_row({"wall clock", format_duration(wall) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", wall / 86400, 100 * goodput)});
   sum.add_row({"GPU-hours", format_si(wall * gpus / 3600, "")});
   doc.tables.push_back(sum);
+  Table bt = bill.table;
+  bt.add_row({"dataset (raw / tokenised)", format_si(sr.dataset_raw.value(), "B") + " / " + format_si(sr.dataset_tokenized.value(), "B")});
+  bt.add_row({"read rate to keep devices fed", format_si(sr.read.value(), "B/s")});
+  std::string ckpt = format_si(si.checkpoint.value(), "B");
+  if (fac.storage)
+    ckpt += fmt::format(", written in {} to {} x {}", format_duration(sr.checkpoint_write.value()), sr.units, fac.storage->id);
+  bt.add_row({"checkpoint", ckpt});
+  if (s.checkpoint_every_s > 0)
+    bt.add_row({"checkpoint overhead", fmt::format("{:.2f}% of wall clock (every {})", 100 * sr.checkpoint_overhead,
+                                                   format_duration(s.checkpoint_every_s))});
+  doc.tables.push_back(bt);
+  for (const auto& w : warnings) doc.lines.push_back("warning: " + w);
   if (s.tokens <= 0) doc.lines.push_back("tokens default to 20 per parameter (Hoffmann et al. 2022, Chinchilla)");
   if (o.explain) {
     doc.lines.push_back(fmt::format("efficiency: GEMM up to {:.0f}% of peak, memory {:.0f}% of bandwidth ({})",
@@ -204,6 +277,9 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
                         "micro-batch slots + exposed data-parallel comm + optimizer");
     doc.lines.push_back("MFU counts 6N + 12 L s d_attn FLOPs per token (PaLM convention), N without the input embedding");
     for (const auto& a : j.assumptions) doc.lines.push_back(a);
+    for (const auto& a : assumptions)
+      doc.lines.push_back(fmt::format("{} = {}{} ({})", a.name, a.text.empty() ? format_sig(a.number, 4) : a.text,
+                                      a.unit.empty() ? "" : " " + a.unit, a.origin));
   }
   return doc;
 }

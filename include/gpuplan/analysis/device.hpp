@@ -17,6 +17,8 @@ struct Link {
   ByteRate bw_per_direction = bytes_per_s(0);
   Seconds latency = seconds(0);
   int switch_radix = 0;
+  Watts switch_power = watts(0);  // 0 when no source gives it
+  double port_usd = 0;            // capital per port (NIC, switch port, optics); 0 when not priced
 };
 
 struct Device {

@@ -1,0 +1,41 @@
+#pragma once
+// Dollars: renting (device-hours x a quoted rate) and owning (capital amortised over years,
+// electricity, facility and staff), with the run's share and the cost of an idle device-hour.
+#include <string>
+
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+// A price as the catalog (or a flag) gives it, with where it came from.
+struct Quote {
+  std::string id, provider, commitment, as_of, source;
+  double value = 0;  // USD per device-second (cloud) or USD per device (purchase)
+  bool from_flag = false;
+};
+
+Usd cloud_cost(UsdRate per_device, double device_seconds);
+
+struct OwnedInput {
+  int devices = 0;
+  Usd capex_per_device = usd(0);
+  Usd other_capex = usd(0);       // storage, network ports (when priced)
+  double years = 4;
+  double utilisation = 1;         // share of the life the cluster does paid work
+  Watts facility_avg = watts(0);  // at the wall while working
+  Watts it_peak = watts(0);       // what a colocation contract bills per kW
+  UsdPerJoule electricity = usd_per_joule(0);
+  double facility_usd_per_kw_month = 0;
+  Usd staff_per_year = usd(0);
+};
+struct OwnedCost {
+  Usd capital = usd(0), electricity = usd(0), facility = usd(0), staff = usd(0);
+  Usd tco = usd(0);                 // over the whole life
+  UsdRate per_working_s = usd_per_s(0);  // tco over the working seconds
+  Usd idle_device_hour = usd(0);    // what an unused device-hour still costs (capital, facility, staff)
+};
+OwnedCost owned_cost(const OwnedInput& in);
+// The run's share: its wall-clock time at the cost of a working second.
+inline Usd owned_run_cost(const OwnedCost& c, Seconds wall) { return c.per_working_s * wall; }
+
+}  // namespace gpuplan

@@ -1,0 +1,82 @@
+#pragma once
+// Power of a cluster at the wall: nodes at nameplate (what a facility must provision) and at
+// their average draw during training, the scale-out fabric, storage, racks, the site's PUE,
+// energy over a run and its carbon. The shape follows training-models.md section 5.7:
+// P_IT = nodes x node power + fabric + storage; P_facility = PUE x P_IT; E = P x t.
+#include <string>
+
+#include "gpuplan/units.hpp"
+
+namespace gpuplan {
+
+struct Site {
+  std::string id, name, source;
+  double pue = 1;
+  UsdPerJoule electricity = usd_per_joule(0);
+  double gco2_per_kwh = 0;
+  Watts rack_power = watts(0);           // 0: the site has no rack budget
+  double facility_usd_per_kw_month = 0;  // 0: not known
+};
+
+// One node (server) at nameplate: a catalog server record, or estimated from the accelerator's TDP.
+struct NodeSpec {
+  int devices = 1;
+  Watts max_power = watts(0);  // 0: no figure (no server record and no TDP)
+  std::string origin;
+  bool estimate = false;
+};
+
+// Nameplate of a node built around `devices` accelerators of board power `tdp` when no server
+// record exists: the DGX H100 ratio of system maximum to GPU TDP (10.2 kW / (8 x 700 W) = 1.82),
+// hardware-facts.md 4a ("non-GPU overhead per 8-GPU server", an estimate).
+constexpr double node_overhead_ratio = 10200.0 / (8 * 700.0);
+NodeSpec node_from_tdp(int devices, Watts tdp);
+
+// Average draw during training as a share of nameplate: Newkirk et al. 2025 (arXiv 2506.14551)
+// measured compute-intensive training on 8-GPU H100 nodes at 76% of the 10.2 kW rating.
+constexpr double default_power_fraction = 0.76;
+
+// A rail-optimised fat tree of radix-k switches over the nodes' scale-out NIC ports. With
+// oversubscription r, a leaf gives k r/(1+r) ports down and the rest up. Full bisection
+// (r = 1) reproduces NVIDIA's DGX SuperPOD B200 RA counts: 1,024 GPUs -> 32 leaf + 16 spine,
+// 4,096 -> 128 leaf + 128 spine + 64 core.
+struct FabricInput {
+  long nodes = 1;
+  int nics_per_node = 1;
+  int radix = 0;  // 0: unknown, no switch count
+  double oversubscription = 1;
+  ByteRate port_bw = bytes_per_s(0);
+  Watts switch_power = watts(0);  // 0: unknown, not counted
+};
+struct Fabric {
+  long nics = 0, leaf = 0, spine = 0, core = 0;
+  int tiers = 0;  // 0: a single node needs no scale-out fabric
+  ByteRate bisection = bytes_per_s(0);
+  Watts power = watts(0);
+  long switches() const { return leaf + spine + core; }
+};
+Fabric fat_tree(const FabricInput& in);
+
+struct PowerInput {
+  long nodes = 1;
+  NodeSpec node;
+  double avg_fraction = default_power_fraction;
+  Watts fabric = watts(0);
+  Watts storage = watts(0);
+  double pue = 1;
+  Watts rack_power = watts(0);
+};
+struct Power {
+  Watts it_peak = watts(0), it_avg = watts(0), facility_peak = watts(0), facility_avg = watts(0);
+  long racks = 0;         // 0 when the site has no rack budget
+  int nodes_per_rack = 0;
+};
+Power cluster_power(const PowerInput& in);
+
+// Energy of a run at an average facility power, and its carbon (grid intensity in g CO2e per kWh).
+Joules run_energy(Watts average, Seconds wall);
+double co2_tonnes(Joules energy, double gco2_per_kwh);
+
+inline double to_kwh(Joules e) { return e.value() / 3.6e6; }
+
+}  // namespace gpuplan

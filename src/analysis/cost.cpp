@@ -1,0 +1,23 @@
+#include "gpuplan/analysis/cost.hpp"
+
+namespace gpuplan {
+
+Usd cloud_cost(UsdRate per_device, double device_seconds) { return per_device * seconds(device_seconds); }
+
+OwnedCost owned_cost(const OwnedInput& in) {
+  constexpr double year_s = 365.0 * 86400;
+  OwnedCost c;
+  const Seconds life = seconds(in.years * year_s);
+  c.capital = in.capex_per_device * static_cast<double>(in.devices) + in.other_capex;
+  // Electricity only while working: idle draw is not modelled (it is far below the training draw).
+  c.electricity = in.facility_avg * life * in.utilisation * in.electricity;
+  c.facility = usd(in.it_peak.value() / 1000 * in.facility_usd_per_kw_month * 12 * in.years);
+  c.staff = in.staff_per_year * in.years;
+  c.tco = c.capital + c.electricity + c.facility + c.staff;
+  c.per_working_s = c.tco / (life * in.utilisation);
+  if (in.devices > 0)
+    c.idle_device_hour = (c.capital + c.facility + c.staff) / (in.years * year_s / 3600 * in.devices);
+  return c;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,172 @@
+#include "bill.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/format.hpp"
+
+namespace gpuplan {
+namespace {
+// A communication share above this is worth a warning: the fabric, not the devices, sets the pace.
+constexpr double comm_warning_share = 0.3;
+}  // namespace
+
+ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long storage_units) {
+  ClusterPower c;
+  c.nodes = (gpus + f.node.devices - 1) / f.node.devices;
+  FabricInput fi;
+  fi.nodes = c.nodes;
+  fi.nics_per_node = std::max(1, gpus >= f.node.devices ? f.node.devices : gpus);
+  fi.radix = f.scale_out.switch_radix;
+  fi.oversubscription = s.oversubscription;
+  fi.port_bw = f.scale_out.bw_per_direction;
+  fi.switch_power = f.scale_out.switch_power;
+  c.fabric = fat_tree(fi);
+  c.storage_units = f.storage ? storage_units : 0;
+  if (f.storage) c.storage_power = f.storage->power * static_cast<double>(storage_units);
+  if (f.node.max_power.value() > 0) {
+    PowerInput pi;
+    pi.nodes = c.nodes;
+    pi.node = f.node;
+    pi.avg_fraction = f.power_fraction;
+    pi.fabric = c.fabric.power;
+    pi.storage = c.storage_power;
+    pi.pue = f.site.pue;
+    pi.rack_power = f.site.rack_power;
+    c.power = cluster_power(pi);
+  }
+  return c;
+}
+
+Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, const RunFacts& run) {
+  Bill b;
+  Table& t = b.table;
+  t.headers = {"bill", "value"};
+  t.right = {false, true};
+  const bool per_year = run.wall.value() <= 0;
+  const Seconds span = per_year ? seconds(365.0 * 86400) : run.wall;
+  const std::string span_name = per_year ? " per year" : "";
+
+  b.power = Value::object();
+  b.power.set("nodes", c.nodes);
+  if (c.power) {
+    const Power& p = *c.power;
+    b.power.set("it_kw", p.it_peak.value() / 1e3);
+    b.power.set("it_kw_avg", p.it_avg.value() / 1e3);
+    b.power.set("facility_mw_peak", p.facility_peak.value() / 1e6);
+    b.power.set("facility_mw_avg", p.facility_avg.value() / 1e6);
+    b.power.set("pue", f.site.pue);
+    b.power.set("racks", p.racks > 0 ? Value(p.racks) : Value());
+    b.power.set("nodes_per_rack", p.nodes_per_rack > 0 ? Value(p.nodes_per_rack) : Value());
+    t.add_row({"site", f.site.id + fmt::format(" (PUE {}, {}/kWh, {} gCO2e/kWh)", format_sig(f.site.pue),
+                                                format_usd(f.site.electricity.value() * 3.6e6), format_sig(f.site.gco2_per_kwh))});
+    t.add_row({"IT power (nameplate / average)", format_si(p.it_peak.value(), "W") + " / " + format_si(p.it_avg.value(), "W")});
+    t.add_row({"facility power (peak / average)", format_si(p.facility_peak.value(), "W") + " / " + format_si(p.facility_avg.value(), "W")});
+    if (p.racks > 0)
+      t.add_row({"racks", fmt::format("{} ({} nodes of {} per {} rack)", p.racks, p.nodes_per_rack,
+                                      format_si(f.node.max_power.value(), "W"), format_si(f.site.rack_power.value(), "W"))});
+    const Joules e = run_energy(p.facility_avg, span);
+    b.energy_mwh = to_kwh(e) / 1e3;
+    b.co2_t = co2_tonnes(e, f.site.gco2_per_kwh);
+    t.add_row({"energy" + span_name, format_si(*b.energy_mwh * 1e6, "Wh")});
+    t.add_row({"carbon" + span_name, format_si(*b.co2_t, "t") + " CO2e"});
+  } else {
+    for (const char* k : {"it_kw", "it_kw_avg", "facility_mw_peak", "facility_mw_avg", "pue", "racks", "nodes_per_rack"})
+      b.power.set(k, Value());
+  }
+
+  b.fabric = Value::object();
+  const Fabric& fb = c.fabric;
+  b.fabric.set("link", f.scale_out.id);
+  b.fabric.set("nics", fb.nics);
+  b.fabric.set("tiers", fb.tiers >= 0 ? Value(fb.tiers) : Value());
+  b.fabric.set("switches", fb.tiers >= 0 ? Value(fb.switches()) : Value());
+  b.fabric.set("leaf", fb.leaf);
+  b.fabric.set("spine", fb.spine);
+  b.fabric.set("core", fb.core);
+  b.fabric.set("oversubscription", s.oversubscription);
+  b.fabric.set("bisection_bytes_per_s", fb.bisection.value());
+  b.fabric.set("power_w", fb.power.value());
+  b.fabric.set("comm_fraction", run.comm_fraction >= 0 ? Value(run.comm_fraction) : Value());
+  if (fb.tiers > 0)
+    t.add_row({"scale-out fabric", fmt::format("{} NICs of {}, {} switches in {} tier{} ({} leaf, {} spine, {} core)", fb.nics,
+                                               f.scale_out.id, fb.switches(), fb.tiers, fb.tiers > 1 ? "s" : "", fb.leaf,
+                                               fb.spine, fb.core)});
+  else if (fb.tiers == 0)
+    t.add_row({"scale-out fabric", "none (one node)"});
+  else
+    t.add_row({"scale-out fabric", fmt::format("{} NICs; switch radix unknown for '{}'", fb.nics, f.scale_out.id)});
+
+  b.cost = Value::object();
+  const double device_s = run.gpus * span.value();
+  std::optional<double> cloud, owned_run, owned_tco, idle;
+  if (f.cloud) cloud = cloud_cost(usd_per_s(f.cloud->value), device_s).value();
+  if (f.purchase && c.power) {
+    OwnedInput oi;
+    oi.devices = run.gpus;
+    oi.capex_per_device = usd(f.purchase->value);
+    if (f.storage && f.storage->usd_per_tb > 0 && f.storage->capacity.value() > 0)
+      oi.other_capex = usd(f.storage->usd_per_tb * f.storage->capacity.value() / 1e12 * static_cast<double>(c.storage_units));
+    if (c.fabric.tiers > 0 && f.scale_out.port_usd > 0)
+      oi.other_capex += usd(f.scale_out.port_usd *
+                            static_cast<double>(c.fabric.nics + c.fabric.switches() * f.scale_out.switch_radix));
+    oi.years = s.years;
+    oi.utilisation = s.utilisation;
+    oi.facility_avg = c.power->facility_avg;
+    oi.it_peak = c.power->it_peak;
+    oi.electricity = f.site.electricity;
+    oi.facility_usd_per_kw_month = f.site.facility_usd_per_kw_month;
+    oi.staff_per_year = usd(s.staff_per_year);
+    OwnedCost oc = owned_cost(oi);
+    owned_run = owned_run_cost(oc, span).value();
+    owned_tco = oc.tco.value();
+    idle = oc.idle_device_hour.value();
+    b.cost.set("capital", oc.capital.value());
+  }
+  auto opt = [](const std::optional<double>& v) { return v ? Value(*v) : Value(); };
+  b.cost.set("cloud", opt(cloud));
+  b.cost.set("owned_run", opt(owned_run));
+  b.cost.set("owned_tco", opt(owned_tco));
+  std::optional<double> electricity;
+  if (b.energy_mwh) electricity = *b.energy_mwh * 1e3 * f.site.electricity.value() * 3.6e6;
+  b.cost.set("electricity", opt(electricity));
+  b.cost.set("idle_gpu_hour", opt(idle));
+  b.cost.set("headline", s.buy ? "owned" : "cloud");
+  if (electricity) t.add_row({"electricity" + span_name, format_usd(*electricity)});
+  auto cloud_row = [&] {
+    if (cloud)
+      t.add_row({"cloud cost" + span_name, fmt::format("{} ({}{} at {}/device-hour)", format_usd(*cloud), f.cloud->provider,
+                                                       f.cloud->commitment.empty() ? "" : " " + f.cloud->commitment,
+                                                       format_usd(f.cloud->value * 3600))});
+  };
+  auto owned_rows = [&] {
+    if (!owned_run) return;
+    t.add_row({"owned: run's share" + span_name, format_usd(*owned_run)});
+    t.add_row({fmt::format("owned: cost of ownership ({} years)", format_sig(s.years)), format_usd(*owned_tco)});
+    t.add_row({"owned: idle device-hour", format_usd(*idle)});
+  };
+  if (s.buy) owned_rows(), cloud_row();
+  else cloud_row(), owned_rows();
+  return b;
+}
+
+Value assumptions_json(const std::vector<Assumption>& list) {
+  Value a = Value::array();
+  for (const auto& x : list) {
+    Value v = Value::object();
+    v.set("name", x.name);
+    v.set("value", x.text.empty() ? Value(x.number) : Value(x.text));
+    v.set("unit", x.unit);
+    v.set("origin", x.origin);
+    a.push(v);
+  }
+  return a;
+}
+
+Value warnings_json(const std::vector<std::string>& list) {
+  Value a = Value::array();
+  for (const auto& w : list) a.push(w);
+  return a;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,38 @@
+#pragma once
+// The bill of a cluster running a job: power, racks, fabric, storage, energy, carbon and
+// dollars, as JSON members and tables. Shared by `train` and `power` (and serving).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/report/table.hpp"
+#include "gpuplan/scenario.hpp"
+
+namespace gpuplan {
+
+struct ClusterPower {
+  long nodes = 0;
+  Fabric fabric;
+  std::optional<Power> power;  // absent when the device has no power figure
+  long storage_units = 0;
+  Watts storage_power = watts(0);
+};
+ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long storage_units);
+
+struct RunFacts {
+  int gpus = 0;
+  Seconds wall = seconds(0);  // wall-clock of the run (0: a facility with no run, per year)
+  double comm_fraction = -1;  // exposed communication share of a step; < 0 when unknown
+};
+
+struct Bill {
+  Value power, fabric, cost;
+  std::optional<double> energy_mwh, co2_t;
+  Table table;
+};
+Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, const RunFacts& run);
+
+Value assumptions_json(const std::vector<Assumption>& list);
+Value warnings_json(const std::vector<std::string>& list);
+
+}  // namespace gpuplan

@@ -1,0 +1,44 @@
+// `gpuplan power`: a facility of N devices at a site, running all year.
+#include <fmt/format.h>
+
+#include "bill.hpp"
+#include "gpuplan/analysis/device.hpp"
+#include "gpuplan/commands.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+
+namespace gpuplan {
+
+Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+  if (s.gpus <= 0) fail(Exit::usage, "power needs --gpus N (and --gpu ID, default h100-sxm)");
+  const Device d = resolve_device(catalog, s.gpu);
+  const Facility f = resolve_facility(s, catalog, d);
+  const long storage_units = s.storage_units > 0 ? s.storage_units : (f.storage ? 1 : 0);
+  const ClusterPower c = cluster_of(f, s, s.gpus, storage_units);
+  const Bill b = make_bill(f, s, c, RunFacts{s.gpus, seconds(0), -1});
+  Value v = Value::object();
+  v.set("gpu", d.id);
+  v.set("gpus", s.gpus);
+  v.set("site", f.site.id);
+  v.set("power", b.power);
+  v.set("fabric", b.fabric);
+  v.set("energy_mwh_per_year", b.energy_mwh ? Value(*b.energy_mwh) : Value());
+  v.set("co2_t_per_year", b.co2_t ? Value(*b.co2_t) : Value());
+  v.set("cost_usd_per_year", b.cost);
+  v.set("assumptions", assumptions_json(f.assumptions));
+  v.set("warnings", warnings_json(f.warnings));
+  Document doc;
+  doc.data = v;
+  Table t = b.table;
+  t.title = fmt::format("{} x {} ({} nodes of {} at {}{})", s.gpus, d.id, c.nodes, f.node.devices,
+                        format_si(f.node.max_power.value(), "W"), f.node.estimate ? ", estimated" : "");
+  doc.tables.push_back(t);
+  for (const auto& w : f.warnings) doc.lines.push_back("warning: " + w);
+  if (o.explain)
+    for (const auto& a : f.assumptions)
+      doc.lines.push_back(fmt::format("{} = {}{} ({})", a.name, a.text.empty() ? format_sig(a.number, 4) : a.text,
+                                      a.unit.empty() ? "" : " " + a.unit, a.origin));
+  return doc;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,51 @@
+# Black-box: the bill of a training run (train) and a facility (power), its JSON keys and bad input.
+. "$(dirname "$0")/lib.sh"
+
+# README's first command: the whole plan, byte for byte.
+run train --model llama-3.1-70b --gpu h100-sxm --gpus 1024 --tokens 15T
+expect_rc 0; expect_out "facility power"; expect_out "cloud cost"; expect_out "owned: cost of ownership"
+golden train-llama-3.1-70b-1024.txt
+run train --model llama-3.1-405b --gpu h100-sxm --gpus 16384 --tokens 15.6T --site us-average --format json
+expect_rc 0
+for k in power it_kw facility_mw_peak facility_mw_avg racks energy_mwh co2_t cost_usd cloud owned_run owned_tco \
+         electricity idle_gpu_hour storage dataset_bytes read_bytes_per_s units checkpoint_bytes checkpoint_write_s \
+         fabric nics switches tiers comm_fraction assumptions name value unit origin; do
+  expect_out "\"$k\":"
+done
+golden train-llama-3.1-405b-16384.json
+run train --model llama-3.1-70b --gpu b200 --weeks 6 --buy --years 4 --site hyperscale --format json
+expect_rc 0; expect_out '"headline": "owned"'; expect_out '"site": "hyperscale"'
+run train --params 7B --gpu a100-80gb --gpus 64 --cloud aws --committed --format json
+expect_rc 0; expect_out '"value": 3,'; expect_out 'prices.aws-a100-80gb-1y'
+run train --params 7B --gpu a100-80gb --gpus 64 --price '$2/h' --format json
+expect_rc 0; expect_out '"origin": "set: price"'
+run train --params 7B --gpu a100-80gb --gpus 64 --storage weka --storage-units 1 --checkpoint-every 1h --format json
+expect_rc 0; expect_out '"system": "weka"'; expect_out '"checkpoint_write_s": 1.0'
+run train --params 7B --gpu a100-80gb --gpus 64 --explain
+expect_rc 0; expect_out "Newkirk"; expect_out "PUE = 1.56"
+
+# A facility: DGX H100 at 10.2 kW; 100k H100 near the ~150 MW published for clusters of that size.
+run power --gpu h100-sxm --gpus 8 --format json
+expect_rc 0; expect_out '"it_kw": 10.2,'; expect_out '"tiers": 0'
+run power --gpu h100-sxm --gpus 100000 --site enterprise --format json
+expect_rc 0
+it_kw=$(sed -n 's/.*"it_kw": \([0-9.]*\),/\1/p' "$TMP/out")
+awk -v v="$it_kw" 'BEGIN { exit !(v > 120000 && v < 180000) }' || fail "100k H100 IT power $it_kw kW is outside 120-180 MW"
+golden power-h100-100k-enterprise.json
+run power --gpu tpu-v5p --gpus 256
+expect_rc 0; expect_out "x tpu-v5p"; expect_out "warning: no power figure for tpu-v5p"
+
+bad() { # rc text args...
+  local want_rc="$1" want="$2"; shift 2
+  run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
+}
+bad 2 "--pue '0.9' must be from 1" train --params 7B --gpus 8 --pue 0.9
+bad 2 "--price: '\$-2/h'" train --params 7B --gpus 8 --price '$-2/h'
+bad 2 "--years '0' must be more than 0" train --params 7B --gpus 8 --years 0
+bad 2 "unknown site 'atlantis'" train --params 7B --gpus 8 --site atlantis
+bad 2 "unknown storage system 'floppy'" train --params 7B --gpus 8 --storage floppy
+bad 2 "no on-demand cloud price for h100-sxm from 'nocloud'" train --params 7B --gpus 8 --cloud nocloud
+bad 2 "power needs --gpus N" power --gpu h100-sxm
+bad 2 "--checkpoint-every must be at least 1 minute" train --params 7B --gpus 8 --checkpoint-every 5s
+
+finish
