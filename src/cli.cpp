@@ -102,46 +102,56 @@ int cli_main(int argc, char** argv) {
   // Groups: m model, g devices, l layout and training precision, t training run, b the bill
   // (site, power, prices, storage), i inference. Each command takes the groups it uses.
   auto add_settings = [&](CLI::App* sub, std::string_view groups) {
-    struct Flag { char group; const char* name; const char* help; };
+    struct Flag { const char* groups; const char* name; const char* help; };
     static const Flag flags[] = {
-        {'m', "model", "Model id from the catalog (gpuplan catalog list models)"},
-        {'m', "params", "Parameter count (e.g. 70B): synthesises a Llama-like dense model"},
-        {'m', "layers", "Override the model's layer count"}, {'m', "hidden", "Override the hidden width"},
-        {'m', "heads", "Override the attention heads"}, {'m', "kv-heads", "Override the key/value heads"},
-        {'m', "ffn", "Override the MLP width"}, {'m', "vocab", "Override the vocabulary"},
-        {'g', "gpu", "Accelerator id (default h100-sxm)"}, {'g', "gpus", "Number of devices"},
-        {'l', "tp", "Tensor-parallel degree"}, {'l', "pp", "Pipeline-parallel degree"}, {'l', "dp", "Data-parallel degree"},
-        {'l', "cp", "Context-parallel degree"}, {'l', "ep", "Expert-parallel degree"}, {'l', "zero", "ZeRO stage 0-3"},
-        {'l', "recompute", "none, selective or full"}, {'l', "micro-batch", "Sequences per micro-batch"},
-        {'l', "global-batch", "Sequences per step"}, {'l', "interleave", "Virtual pipeline stages per device"},
-        {'l', "sequence-parallel", "true or false"}, {'l', "seq-len", "Sequence length in tokens"},
-        {'l', "precision", "bf16, fp16, fp8, tf32 or fp32"}, {'l', "optimizer", "adam, adam8bit or sgd"},
-        {'l', "grad-dtype", "fp32 (Megatron) or bf16/fp16"}, {'l', "reserve", "Framework reserve per device (default 1GiB)"},
-        {'t', "tokens", "Training tokens (default 20 per parameter)"}, {'t', "weeks", "Deadline in weeks"},
-        {'t', "days", "Deadline in days"}, {'t', "goodput", "Share of wall-clock doing useful steps (default 0.9)"},
-        {'i', "mode", "memory: train or infer"}, {'i', "quant", "Inference weights: bf16, fp8, int8, int4, q4_k_m, ..."},
-        {'i', "context", "Inference context in tokens"}, {'i', "batch", "Inference sequences"},
-        {'b', "site", "Site id: PUE, electricity price, grid carbon, rack budget (default us-average)"},
-        {'b', "pue", "Override the site's PUE (1 to 3)"},
-        {'b', "power-fraction", "Average draw as a share of node nameplate (default 0.76)"},
-        {'b', "buy", "Owned cost is the headline"}, {'b', "years", "Amortisation life (default 4)"},
-        {'b', "utilisation", "Share of an owned cluster's life doing paid work (default 1)"},
-        {'b', "cloud", "Cloud provider for the price (aws, gcp, azure, coreweave, lambda, ...)"},
-        {'b', "committed", "Use a committed (1y, 3y or capacity-block) cloud price"},
-        {'b', "price", "Cloud price per device-hour, e.g. '$2/h' (overrides the catalog)"},
-        {'b', "capex", "Purchase price per device, e.g. '$30000' (overrides the catalog)"},
-        {'b', "staff", "Staff cost per year of an owned cluster"},
-        {'b', "facility-cost", "Facility cost, USD per kW of IT per month"},
-        {'b', "storage", "Storage system id (gpuplan catalog list storage)"},
-        {'b', "storage-units", "Fix the number of storage units (default: what the run needs)"},
-        {'b', "checkpoint-every", "Checkpoint interval, e.g. 1h: its write time is taken from goodput"},
-        {'b', "epochs", "Passes over the dataset (default 1)"},
-        {'b', "bytes-per-token", "Raw text bytes per token (default 4)"},
-        {'b', "oversubscription", "Fat-tree oversubscription (default 1, non-blocking)"}};
+        {"m", "model", "Model id from the catalog (gpuplan catalog list models)"},
+        {"m", "params", "Parameter count (e.g. 70B): synthesises a Llama-like dense model"},
+        {"m", "layers", "Override the model's layer count"}, {"m", "hidden", "Override the hidden width"},
+        {"m", "heads", "Override the attention heads"}, {"m", "kv-heads", "Override the key/value heads"},
+        {"m", "ffn", "Override the MLP width"}, {"m", "vocab", "Override the vocabulary"},
+        {"g", "gpu", "Accelerator id (default h100-sxm)"}, {"g", "gpus", "Number of devices"},
+        {"li", "tp", "Tensor-parallel degree"}, {"l", "pp", "Pipeline-parallel degree"}, {"l", "dp", "Data-parallel degree"},
+        {"l", "cp", "Context-parallel degree"}, {"l", "ep", "Expert-parallel degree"}, {"l", "zero", "ZeRO stage 0-3"},
+        {"l", "recompute", "none, selective or full"}, {"l", "micro-batch", "Sequences per micro-batch"},
+        {"l", "global-batch", "Sequences per step"}, {"l", "interleave", "Virtual pipeline stages per device"},
+        {"l", "sequence-parallel", "true or false"}, {"l", "seq-len", "Sequence length in tokens"},
+        {"l", "precision", "bf16, fp16, fp8, tf32 or fp32"}, {"l", "optimizer", "adam, adam8bit or sgd"},
+        {"l", "grad-dtype", "fp32 (Megatron) or bf16/fp16"}, {"l", "reserve", "Framework reserve per device (default 1GiB)"},
+        {"t", "tokens", "Training tokens (default 20 per parameter)"}, {"t", "weeks", "Deadline in weeks"},
+        {"t", "days", "Deadline in days"}, {"t", "goodput", "Share of wall-clock doing useful steps (default 0.9)"},
+        {"i", "mode", "memory: train or infer"}, {"i", "quant", "Inference weights: bf16, fp8, int8, int4, q4_k_m, ..."},
+        {"i", "context", "Inference context in tokens"}, {"i", "batch", "Inference sequences"},
+        {"s", "runtime", "llama.cpp, ollama or vllm (default: llama.cpp for GGUF, Apple and CPU)"},
+        {"s", "kv-dtype", "KV cache type: fp16, bf16, fp8, q8_0 or q4_0 (default fp16)"},
+        {"s", "prompt-tokens", "Prompt tokens per request (default 1000)"},
+        {"s", "output-tokens", "Output tokens per request (default 300)"},
+        {"s", "rate", "Requests per second to serve (needs --ttft and/or --tpot)"},
+        {"s", "users", "Concurrent users (with --think-time; default targets MLPerf's 2 s / 200 ms)"},
+        {"s", "think-time", "Time a user takes between replies (default 60s)"},
+        {"s", "ttft", "Time-to-first-token target, e.g. 1s"}, {"s", "tpot", "Time-per-output-token target, e.g. 50ms"},
+        {"s", "strict", "Context beyond the model's maximum is an error, not a warning"},
+        {"s", "host", "Host CPU id for offloaded layers (default cpu-desktop for GDDR cards, cpu-server otherwise)"},
+        {"b", "site", "Site id: PUE, electricity price, grid carbon, rack budget (default us-average)"},
+        {"b", "pue", "Override the site's PUE (1 to 3)"},
+        {"b", "power-fraction", "Average draw as a share of node nameplate (default 0.76)"},
+        {"b", "buy", "Owned cost is the headline"}, {"b", "years", "Amortisation life (default 4)"},
+        {"b", "utilisation", "Share of an owned cluster's life doing paid work (default 1)"},
+        {"b", "cloud", "Cloud provider for the price (aws, gcp, azure, coreweave, lambda, ...)"},
+        {"b", "committed", "Use a committed (1y, 3y or capacity-block) cloud price"},
+        {"b", "price", "Cloud price per device-hour, e.g. '$2/h' (overrides the catalog)"},
+        {"b", "capex", "Purchase price per device, e.g. '$30000' (overrides the catalog)"},
+        {"b", "staff", "Staff cost per year of an owned cluster"},
+        {"b", "facility-cost", "Facility cost, USD per kW of IT per month"},
+        {"b", "storage", "Storage system id (gpuplan catalog list storage)"},
+        {"b", "storage-units", "Fix the number of storage units (default: what the run needs)"},
+        {"b", "checkpoint-every", "Checkpoint interval, e.g. 1h: its write time is taken from goodput"},
+        {"b", "epochs", "Passes over the dataset (default 1)"},
+        {"b", "bytes-per-token", "Raw text bytes per token (default 4)"},
+        {"b", "oversubscription", "Fat-tree oversubscription (default 1, non-blocking)"}};
     for (const auto& f : flags) {
-      if (groups.find(f.group) == std::string_view::npos) continue;
+      if (std::string_view(f.groups).find_first_of(groups) == std::string_view::npos) continue;
       std::string name = f.name;
-      if (name == "buy" || name == "committed") {  // switches on the command line, booleans in plan files
+      if (name == "buy" || name == "committed" || name == "strict") {  // switches on the command line, booleans in plan files
         sub->add_flag_callback("--" + name, [&settings, name] { settings.emplace_back(name, "true"); }, f.help);
         continue;
       }
@@ -168,6 +178,9 @@ int cli_main(int argc, char** argv) {
   search->add_flag("--stats", run_opts.stats, "Report layouts evaluated and the evaluation rate");
   search->callback([&] { action = [&] { apply_all(); print(run_search(load_catalog(g), scenario, run_opts), g); return 0; }; });
 
+  auto* infer = app.add_subcommand("infer", "Serve a model or run it locally: fit, offload, speed, devices for a load, cost per token");
+  add_settings(infer, "mgisb");
+  infer->callback([&] { action = [&] { apply_all(); print(run_infer(load_catalog(g), scenario, run_opts), g); return 0; }; });
   auto* power = app.add_subcommand("power", "Size a facility: nodes, racks, fabric, IT and facility power, energy and cost per year");
   add_settings(power, "gb");
   power->callback([&] { action = [&] { apply_all(); print(run_power(load_catalog(g), scenario, run_opts), g); return 0; }; });

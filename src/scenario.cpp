@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <fmt/format.h>
 
+#include "gpuplan/analysis/inference.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/quantity.hpp"
@@ -60,7 +61,8 @@ const std::vector<std::string>& setting_names() {
       "weeks", "days", "goodput", "mode", "quant", "context", "batch",
       "site", "pue", "power-fraction", "buy", "years", "utilisation", "cloud", "committed", "price", "capex",
       "staff", "facility-cost", "storage", "storage-units", "checkpoint-every", "epochs", "bytes-per-token",
-      "oversubscription"};
+      "oversubscription", "runtime", "kv-dtype", "prompt-tokens", "output-tokens", "rate", "users", "think-time",
+      "ttft", "tpot", "strict", "host"};
   return names;
 }
 
@@ -122,7 +124,28 @@ void apply_setting(Scenario& s, const std::string& name, const std::string& valu
     if (value != "train" && value != "infer")
       fail(Exit::usage, fmt::format("--mode '{}' is not known; expected train or infer", value));
     s.mode = value;
-  } else if (name == "quant") s.quant = value;
+  } else if (name == "quant") {
+    bits_per_weight(value);  // validates
+    s.quant = value;
+  } else if (name == "runtime") {
+    parse_runtime(value);
+    s.runtime = value;
+  } else if (name == "kv-dtype") {
+    kv_element_bytes(value);
+    s.kv_dtype = value;
+  } else if (name == "prompt-tokens") s.prompt_tokens = positive_int(name, value, 100000000);
+  else if (name == "output-tokens") s.output_tokens = positive_int(name, value, 100000000);
+  else if (name == "rate") {
+    s.rate = quantity(name, value, QuantityKind::real);
+    if (s.rate <= 0 || s.rate > 1e7) fail(Exit::usage, fmt::format("--rate '{}' must be more than 0 and at most 1e7 requests per second", value));
+  } else if (name == "users") s.users = positive_int(name, value, 1e9);
+  else if (name == "think-time") s.think_s = quantity(name, value, QuantityKind::duration);
+  else if (name == "ttft" || name == "tpot") {
+    double v = quantity(name, value, QuantityKind::duration);
+    if (v <= 0 || v > 3600) fail(Exit::usage, fmt::format("--{} '{}' must be more than 0 s and at most 1 h", name, value));
+    (name == "ttft" ? s.ttft_s : s.tpot_s) = v;
+  } else if (name == "strict") s.strict = boolean(name, value);
+  else if (name == "host") s.host = value;
   else if (name == "context") s.context = positive_int(name, value, 100000000);
   else if (name == "batch") s.batch = positive_int(name, value, 1000000);
   else if (name == "site") s.site = value;
@@ -223,6 +246,34 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.eff = default_efficiency(j.device.family);
   j.facility = resolve_facility(s, catalog, j.device);
   return j;
+}
+
+InferSettings resolve_infer(const Scenario& s, const Job& j) {
+  InferSettings is;
+  const Device& d = j.device;
+  is.quant = s.quant;
+  is.bpw = bits_per_weight(s.quant);
+  if (!s.runtime.empty()) is.runtime = parse_runtime(s.runtime);
+  else if (is_gguf(s.quant) || d.family == "apple" || d.family == "cpu") is.runtime = Runtime::llama_cpp;
+  else is.runtime = Runtime::vllm;
+  const auto has = [&](DType t) { return d.peak[static_cast<int>(t)] > 0; };
+  if (s.quant == "fp8" && has(DType::fp8)) is.compute = DType::fp8;
+  else if (s.quant == "int8" && has(DType::int8)) is.compute = DType::int8;
+  else if (d.family == "cpu") is.compute = DType::fp32;
+  else is.compute = has(DType::bf16) ? DType::bf16 : DType::fp16;
+  is.kv_elem_bytes = kv_element_bytes(s.kv_dtype);
+  is.tp = s.layout.tp.value_or(1);
+  const long io = s.prompt_tokens + s.output_tokens;
+  is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, 4096);
+  is.batch = s.batch;
+  if (s.reserve_bytes) is.reserve = *s.reserve_bytes;
+  return is;
+}
+
+Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d) {
+  if (!s.host.empty()) return resolve_device(catalog, s.host);
+  if (d.family == "cpu" || d.family == "apple") return d;
+  return resolve_device(catalog, d.memory_type == "gddr" ? "cpu-desktop" : "cpu-server");
 }
 
 namespace {

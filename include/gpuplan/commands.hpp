@@ -46,6 +46,9 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
 // gpuplan power: a facility of --gpus devices at a site, per year.
 Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& o);
 
+// gpuplan infer: fit and speed on one device, a fixed deployment, or the devices for a load.
+Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& o);
+
 // Shared JSON pieces.
 Value layout_json(const Layout& l);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuplan/analysis/cost.hpp"
+#include "gpuplan/analysis/inference.hpp"
 #include "gpuplan/analysis/power.hpp"
 #include "gpuplan/analysis/step.hpp"
 #include "gpuplan/analysis/storage.hpp"
@@ -36,6 +37,16 @@ struct Scenario {
   std::string quant = "bf16";
   int context = 0;            // inference context (tokens)
   int batch = 1;              // inference sequences
+  // Serving and local inference.
+  std::string runtime;        // empty: llama.cpp for GGUF, Apple and CPU; else vllm
+  std::string kv_dtype = "fp16";
+  long prompt_tokens = 0, output_tokens = 0;  // 0: defaults
+  double rate = 0;            // requests per second
+  long users = 0;
+  double think_s = 0;         // seconds between a user's requests, after a reply
+  double ttft_s = 0, tpot_s = 0;  // latency targets (0: none)
+  bool strict = false;
+  std::string host;           // host CPU for offloaded layers; empty: by device
   // The bill: site, power, prices, storage.
   std::string site = "us-average";
   std::optional<double> pue;
@@ -101,6 +112,12 @@ struct Job {
 
 // Resolves ids through the catalog and builds the model and settings.
 Job resolve(const Scenario& s, const Catalog& catalog);
+// Inference settings of a job: runtime, quantisation, compute type, KV type, context.
+InferSettings resolve_infer(const Scenario& s, const Job& j);
+// The host whose memory takes offloaded layers: --host, else the device itself (CPU, Apple
+// unified memory), a desktop CPU for GDDR cards, a server CPU otherwise.
+Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d);
+
 // The facility part alone (gpuplan power needs no model).
 Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Device& device);
 

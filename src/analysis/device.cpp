@@ -55,6 +55,7 @@ Device resolve_device(const Catalog& c, const std::string& id) {
   d.id = r.id;
   d.name = r.text("name");
   d.family = r.text("family");
+  d.memory_type = r.text("memory_type", d.family == "apple" ? "lpddr" : d.family == "cpu" ? "ddr" : d.family == "ada" ? "gddr" : "hbm");
   d.memory = bytes(r.number("memory_bytes"));
   d.memory_bw = bytes_per_s(r.number("memory_bw_bytes_per_s"));
   for (int i = 0; i < 8; ++i) d.peak[i] = r.number(dtype_fields[i]);

@@ -12,14 +12,24 @@ Efficiency default_efficiency(const std::string& family) {
   // as collected in shared/reference/probe.md section 4. Memory: BabelStream triad, A100
   // 1.79 of 2.04 TB/s (88%), H100 2.97 of 3.35 (89%), H200 4.15 of 4.8 (86%), same source.
   // Other families have no sourced measurement: 0.75 and 0.85 are estimates.
+  // FP8: H100 1402.6 of 1979 (71%, MAMF); elsewhere probe.md's default of 0.68 (an estimate).
+  // gemm_half is the GEMM size at which a device reaches a third of gemm_max; a faster SM needs
+  // bigger tiles to fill, so it scales with dense throughput per SM, from A100's fitted 512:
+  // H100 989/132 = 7.49 TFLOP/s per SM against A100's 312/108 = 2.89, so 512 x 2.6 = 1330;
+  // B200 2250/148 = 15.2, so 512 x 5.26 = 2690. FP8 keeps it: Hopper's FP8 MMA has the BF16
+  // tile's M and N with twice its K, so the same output tiles fill the machine.
   if (family == "ampere" || family == "volta") {
     e.gemm_max = 0.87;
     e.memory = 0.88;
   } else if (family == "hopper") {
     e.gemm_max = 0.80;
+    e.gemm_max_fp8 = 0.71;
+    e.gemm_half = 1330;
     e.memory = 0.88;
   } else if (family == "blackwell") {
     e.gemm_max = 0.80;
+    e.gemm_max_fp8 = 0.71;
+    e.gemm_half = 2690;
     e.memory = 0.85;
     e.origin = "estimate (Hopper's measured figures carried over)";
   } else {
@@ -46,13 +56,13 @@ double ring_gather_s(double bytes, int n, double bw, double latency) {
   return static_cast<double>(n - 1) / n * bytes / bw + (n - 1) * latency;
 }
 
-namespace {
-
 // Efficiency of an m x k x n GEMM: saturates towards gemm_max as every dimension grows
 // past a few tiles (wave quantisation and tile edges dominate small GEMMs).
 double gemm_eff(const Efficiency& e, double m, double k, double n) {
   return e.gemm_max / (1 + e.gemm_half / m + e.gemm_half / k + e.gemm_half / n);
 }
+
+namespace {
 
 struct LinkChoice {
   double bw, latency;
@@ -97,6 +107,11 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
   const StepSettings& st = sm.settings;
   const Efficiency& e = st.eff;
   StepTime r;
+  // GEMMs run at the precision's peak; FP8 has its own ceiling. The attention core stays in
+  // 16 bits (Transformer Engine keeps softmax and attention in BF16).
+  const double peak16 = d.peak_for(DType::bf16).value();
+  Efficiency ge = e;
+  if (st.compute_dtype == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0) ge.gemm_max = e.gemm_max_fp8;
 
   const double s = static_cast<double>(st.train.seq_len) / l.cp;  // tokens per sequence on this rank
   const double b = l.micro_batch;
@@ -107,19 +122,20 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
   const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
 
   // --- compute per layer, forward, one micro-batch
-  auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * gemm_eff(e, tokens, k, n)); };
+  auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * gemm_eff(ge, tokens, k, n)); };
   double attn_gemm = gemm(h, (qw + 2 * kvw) / t) + gemm(qw / t, h);
   // Attention core (QK^T and PV): causal flash attention skips half the blocks.
   const double causal = st.train.flash_attention ? 0.5 : 1.0;
   const double full_seq = st.train.seq_len;
   double core_flops = 4 * b * s * full_seq * qw / t * causal;
-  double attn_core = core_flops / (peak * e.gemm_max * 0.8);
+  const double core_peak = st.compute_dtype == DType::fp8 ? peak16 : peak;
+  double attn_core = core_flops / (core_peak * e.gemm_max * 0.8);
   const double mats = m.gated() ? 3 : 2;
   auto mlp_of = [&](double ffn, double token_share) {
     double tk = tokens * token_share;
     if (tk <= 0) return 0.0;
-    double up = 2 * tk * h * (mats - 1) * ffn / t / (peak * gemm_eff(e, tk, h, (mats - 1) * ffn / t));
-    double down = 2 * tk * ffn / t * h / (peak * gemm_eff(e, tk, ffn / t, h));
+    double up = 2 * tk * h * (mats - 1) * ffn / t / (peak * gemm_eff(ge, tk, h, (mats - 1) * ffn / t));
+    double down = 2 * tk * ffn / t * h / (peak * gemm_eff(ge, tk, ffn / t, h));
     return up + down;
   };
   const bool moe = m.moe();

@@ -27,6 +27,8 @@ constexpr std::array accelerator_fields{
       "architecture family (selects the default efficiency curves)"},
     F{"memory_bytes", T::number, Q::bytes, true, 1e9, 2e13, {}, "device memory capacity"},
     F{"memory_bw_bytes_per_s", T::number, Q::byte_rate, true, 1e10, 1e14, {}, "memory bandwidth"},
+    F{"memory_type", T::choice, Q::real, false, 0, 0, "hbm|gddr|lpddr|ddr",
+      "memory technology (selects the decode efficiency); default by family: apple lpddr, cpu ddr, ada gddr, else hbm"},
     F{"fp64_flops_per_s", T::number, Q::flop_rate, false, 1e9, 1 * peta, {}, "dense FP64 (vector or tensor, whichever is higher)"},
     F{"fp32_flops_per_s", T::number, Q::flop_rate, false, 1e9, 1 * peta, {}, "dense FP32 (non-tensor)"},
     F{"tf32_flops_per_s", T::number, Q::flop_rate, false, 1e9, 5 * peta, {}, "dense TF32 tensor"},

@@ -27,22 +27,6 @@ Value layout_json(const Layout& l) {
 
 namespace {
 
-// Bytes per weight by quantisation, with GGUF formats at their true bits per weight
-// (block sizes from ggml: Q4_0 18 B per 32 weights = 4.5 bpw, Q4_K 144/256 = 4.5, Q6_K
-// 210/256 = 6.5625, Q8_0 34/32 = 8.5; the _M mixes at llama.cpp's measured file bpw,
-// Q4_K_M 4.89 and Q5_K_M 5.70 for Llama-3.1-8B, quantize README).
-double bits_per_weight(const std::string& q) {
-  struct Q { const char* name; double bpw; };
-  static constexpr Q table[] = {{"fp32", 32},    {"bf16", 16},     {"fp16", 16},   {"fp8", 8},      {"int8", 8},
-                                {"int4", 4.25},  {"awq", 4.25},    {"gptq", 4.25}, {"q8_0", 8.5},   {"q6_k", 6.5625},
-                                {"q5_k_m", 5.70}, {"q4_k_m", 4.89}, {"q4_0", 4.5},  {"q3_k_m", 3.91}, {"q2_k", 3.16}};
-  for (const auto& e : table)
-    if (q == e.name) return e.bpw;
-  fail(Exit::usage, fmt::format("--quant '{}' is not known; expected bf16, fp16, fp8, int8, int4, awq, gptq, q8_0, "
-                                "q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m or q2_k",
-                                q));
-}
-
 std::string bar(double part, double whole) {
   int n = whole > 0 ? static_cast<int>(std::lround(20 * part / whole)) : 0;
   std::string s;
@@ -99,53 +83,49 @@ void check_layout(const ModelArch& m, const Layout& l, int seq_len) {
                                   l.micro_batch * l.dp));
 }
 
-Document inference_memory(const Job& j, const Scenario& s) {
+Document inference_memory_doc(const Job& j, const Scenario& s) {
   const ModelArch& m = j.model;
-  const double bpw = bits_per_weight(s.quant);
-  const int tp = s.layout.tp.value_or(1);
-  const double weights = j.params.total * bpw / 8 / tp;
-  // KV cache per token: 2 (K and V) x layers x kv heads x head dim x 2 bytes (fp16); MLA
-  // caches the compressed latent (kv_lora_rank + rope dim) per layer instead.
-  const double kv_per_token = m.mla() ? static_cast<double>(m.layers) * (m.kv_lora_rank + m.qk_rope_dim) * 2
-                                      : 2.0 * m.layers * std::max(1, m.kv_heads / tp) * m.head_dim * 2;
-  const long context = s.context > 0 ? s.context : m.max_context;
-  const double kv = kv_per_token * static_cast<double>(context) * s.batch;
-  const double workspace = 4.0 * 512 * (m.hidden + m.vocab);  // logits and hidden of a 512-token ubatch, fp32
-  const double reserve = s.reserve_bytes.value_or(1024.0 * 1024 * 1024);
-  const double total = weights + kv + workspace + reserve;
-  const double capacity = j.device.usable_memory().value();
+  const InferSettings is = resolve_infer(s, j);
+  const InferMemory im = inference_memory(m, j.params, j.device, is);
   Document doc;
   Value v = Value::object();
   v.set("mode", "infer");
   v.set("model", m.id);
   v.set("gpu", j.device.id);
   v.set("quant", s.quant);
-  v.set("bits_per_weight", bpw);
-  v.set("weights_bytes", std::round(weights));
-  v.set("kv_cache_bytes_per_token", kv_per_token);
-  v.set("kv_cache_bytes", std::round(kv));
-  v.set("workspace_bytes", std::round(workspace));
-  v.set("reserve_bytes", reserve);
-  v.set("total_bytes", std::round(total));
-  v.set("capacity_bytes", capacity);
-  v.set("fits", total <= capacity);
+  v.set("bits_per_weight", is.bpw);
+  v.set("runtime", to_string(is.runtime));
+  v.set("weights_bytes", std::round(im.weights));
+  v.set("kv_cache_bytes_per_token", im.kv_per_token);
+  v.set("kv_cache_bytes", std::round(im.kv));
+  v.set("workspace_bytes", std::round(im.workspace));
+  v.set("reserve_bytes", std::round(im.reserve));
+  v.set("total_bytes", std::round(im.total()));
+  v.set("capacity_bytes", im.capacity);
+  v.set("fits", im.fits());
+  v.set("offloaded_layers", im.offloaded_layers);
   v.set("params_total", j.params.total);
   v.set("params_active", j.params.active);
-  v.set("context", static_cast<double>(context));
+  v.set("context", static_cast<double>(is.context));
   v.set("batch", s.batch);
   doc.data = v;
   Table t;
-  t.title = fmt::format("{} on {} ({}), context {} x {} sequences, tp {}", m.id, j.device.id, s.quant, context, s.batch, tp);
+  t.title = fmt::format("{} on {} ({}, {}), context {} x {} sequences, tp {}", m.id, j.device.id, s.quant,
+                        to_string(is.runtime), is.context, s.batch, is.tp);
   t.headers = {"term", "GiB"};
   t.right = {false, true};
-  t.add_row({"weights", format_iec(weights)});
-  t.add_row({"kv cache", format_iec(kv)});
-  t.add_row({"workspace", format_iec(workspace)});
-  t.add_row({"reserve", format_iec(reserve)});
-  t.add_row({"total", format_iec(total)});
-  t.add_row({"capacity", format_iec(capacity)});
+  t.add_row({"weights", format_iec(im.weights)});
+  t.add_row({"kv cache", format_iec(im.kv)});
+  t.add_row({"workspace", format_iec(im.workspace)});
+  t.add_row({"reserve", format_iec(im.reserve)});
+  t.add_row({"total", format_iec(im.total())});
+  t.add_row({"capacity", format_iec(im.capacity)});
   doc.tables.push_back(t);
-  doc.lines.push_back(total <= capacity ? "fits" : "does not fit");
+  doc.lines.push_back(im.fits() ? "fits"
+                      : im.offloaded_layers > 0
+                          ? fmt::format("does not fit: {} of {} layers stay in host memory ({})", im.offloaded_layers,
+                                        m.layers, to_string(is.runtime))
+                          : "does not fit");
   return doc;
 }
 
@@ -153,7 +133,7 @@ Document inference_memory(const Job& j, const Scenario& s) {
 
 Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
   Job j = resolve(s, catalog);
-  if (s.mode == "infer") return inference_memory(j, s);
+  if (s.mode == "infer") return inference_memory_doc(j, s);
   StepModel sm{j.model, j.params, j.device, j.step};
   const double capacity = j.device.usable_memory().value();
   Document doc;

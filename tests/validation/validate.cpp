@@ -1,30 +1,52 @@
-// Reproduces the vTrain multi-node measurements (shared/validation/vtrain/multi-node.csv:
-// Megatron-DeepSpeed on A100, full recomputation) and writes a predicted-vs-measured table.
-// Usage: gpuplan_validate VTRAIN_CSV [REPORT.md]; exits 1 when the median absolute error
-// exceeds 10% (the target of issue 4). Constants are global, never tuned per case.
+// Reproduces published measurements with the models and writes a predicted-vs-measured report:
+//  1. vTrain multi-node iteration times (shared/validation/vtrain/multi-node.csv: Megatron-DeepSpeed
+//     on A100, full recomputation); target: median absolute error at most 10%.
+//  2. Training throughput tables (NVIDIA NeMo and MosaicML llm-foundry, quoted below from
+//     shared/validation/throughput-tables.md); target: MFU within 5 percentage points.
+//  3. llama.cpp single-stream decode (shared/reference/inference.md 5.1 and 5.2); target: within 20%.
+// Usage: gpuplan_validate [--vtrain CSV] [--report REPORT.md]; exits 1 when a target is missed.
+// Constants are global, never tuned per case.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "gpuplan/analysis/inference.hpp"
+#include "gpuplan/analysis/search.hpp"
 #include "gpuplan/analysis/step.hpp"
 #include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/scenario.hpp"
 
 using namespace gpuplan;
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: gpuplan_validate VTRAIN_CSV [REPORT.md]\n");
-    return 2;
+namespace {
+
+struct Summary {
+  std::vector<double> errors;
+  double median() const {
+    std::vector<double> s = errors;
+    std::sort(s.begin(), s.end());
+    return s.empty() ? 0 : s[s.size() / 2];
   }
-  std::ifstream in(argv[1]);
+  double mean() const {
+    double m = 0;
+    for (double e : errors) m += e;
+    return errors.empty() ? 0 : m / static_cast<double>(errors.size());
+  }
+  double max() const { return errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end()); }
+};
+
+std::string vtrain_section(const char* path, bool& ok) {
+  std::ifstream in(path);
   if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", argv[1]);
-    return 66;
+    std::fprintf(stderr, "cannot read %s\n", path);
+    ok = false;
+    return {};
   }
   Catalog cat = Catalog::builtin();
   // The vTrain configs do not say 40 or 80 GB; bandwidth of the links is what matters and
@@ -77,20 +99,232 @@ int main(int argc, char** argv) {
     table += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.1f}% |\n", f[0], f[18], f[2],
                          l.tp, l.pp, l.dp, l.micro_batch, l.global_batch, measured, predicted, 100 * err);
   }
-  std::vector<double> sorted = errors;
-  std::sort(sorted.begin(), sorted.end());
-  double median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
-  double mean = 0;
-  for (double e : errors) mean += e;
-  mean /= static_cast<double>(std::max<std::size_t>(1, errors.size()));
-  std::string report = fmt::format(
-      "# Validation report\n\nRegenerate: `build/tests/gpuplan_validate ../shared/validation/vtrain/multi-node.csv "
-      "tests/validation/REPORT.md` (also run by ctest as validation.vtrain).\n\n"
-      "## vTrain multi-node iteration times (A100, Megatron-DeepSpeed, full recomputation)\n\n"
-      "{} cases; median absolute error {:.1f}%, mean {:.1f}%, max {:.1f}% (target: median at most 10%).\n\n{}",
-      errors.size(), 100 * median, 100 * mean, 100 * sorted.back(), table);
-  std::printf("cases %zu median %.1f%% mean %.1f%% max %.1f%%\n", errors.size(), 100 * median, 100 * mean,
-              100 * sorted.back());
-  if (argc > 2) std::ofstream(argv[2]) << report;
-  return median <= 0.10 ? 0 : 1;
+  Summary sum{errors};
+  std::printf("vtrain: cases %zu median %.1f%% mean %.1f%% max %.1f%%\n", errors.size(), 100 * sum.median(),
+              100 * sum.mean(), 100 * sum.max());
+  ok = ok && sum.median() <= 0.10;
+  return fmt::format("## vTrain multi-node iteration times (A100, Megatron-DeepSpeed, full recomputation)\n\n"
+                     "{} cases; median absolute error {:.1f}%, mean {:.1f}%, max {:.1f}% (target: median at most 10%).\n\n{}\n",
+                     errors.size(), 100 * sum.median(), 100 * sum.mean(), 100 * sum.max(), table);
+}
+
+// ---- 2. Training throughput tables: measured tokens/s/GPU, converted to MFU under the tool's own
+// convention (6N + 12 L s d per token over the dense peak of the precision), against the MFU the
+// best layout the search finds under the published layout flags.
+struct ThroughputRow {
+  const char* source;
+  const char* model;  // catalog id, or "mpt-<size>" built below
+  const char* gpu;
+  int gpus, tp, pp, cp, vp, seq, global_batch;  // 0: free for the search
+  const char* precision;
+  int recompute;  // -1 free, 0 none, 2 full
+  double tokens_per_s_per_gpu;
+};
+// NVIDIA NeMo performance summary, container 24.12 (DGX-H100, FP8); MosaicML llm-foundry
+// scripts/train/benchmarking/README.md (BF16, FSDP). Both as quoted in
+// shared/validation/throughput-tables.md.
+constexpr ThroughputRow throughput_rows[] = {
+    {"NeMo 24.12", "gpt3-175b", "h100-sxm", 128, 4, 8, 1, 6, 2048, 256, "fp8", -1, 716},
+    {"NeMo 24.12", "gpt3-175b", "h100-sxm", 512, 4, 8, 1, 6, 2048, 2048, "fp8", -1, 825},
+    {"NeMo 24.12", "llama-2-7b", "h100-sxm", 8, 1, 1, 1, 1, 4096, 0, "fp8", -1, 16934},
+    {"NeMo 24.12", "llama-2-70b", "h100-sxm", 64, 4, 4, 1, 20, 4096, 0, "fp8", -1, 1728},
+    {"NeMo 24.12", "llama-3.1-8b", "h100-sxm", 8, 1, 1, 2, 1, 8192, 0, "fp8", -1, 12273},
+    {"NeMo 24.12", "llama-3.1-70b", "h100-sxm", 64, 4, 4, 2, 5, 8192, 0, "fp8", -1, 1524},
+    {"MosaicML", "mpt-70b", "h100-sxm", 64, 1, 1, 1, 1, 2048, 0, "bf16", 2, 1039},
+    {"MosaicML", "mpt-70b", "a100-80gb", 64, 1, 1, 1, 1, 2048, 0, "bf16", 2, 410},
+    {"MosaicML", "mpt-70b", "a100-40gb", 128, 1, 1, 1, 1, 2048, 0, "bf16", 2, 376},
+    {"MosaicML", "mpt-30b", "h100-sxm", 32, 1, 1, 1, 1, 2048, 0, "bf16", 2, 2308},
+    {"MosaicML", "mpt-30b", "a100-80gb", 8, 1, 1, 1, 1, 2048, 0, "bf16", 2, 916},
+    {"MosaicML", "mpt-13b", "h100-sxm", 8, 1, 1, 1, 1, 2048, 0, "bf16", 0, 4792},
+    {"MosaicML", "mpt-13b", "a100-80gb", 8, 1, 1, 1, 1, 2048, 0, "bf16", 0, 2262},
+    {"MosaicML", "mpt-7b", "h100-sxm", 8, 1, 1, 1, 1, 2048, 0, "bf16", 0, 10643},
+    {"MosaicML", "mpt-7b", "a100-80gb", 8, 1, 1, 1, 1, 2048, 0, "bf16", 0, 4641},
+    {"MosaicML", "mpt-7b", "a100-40gb", 128, 1, 1, 1, 1, 2048, 0, "bf16", 2, 3623},
+    {"MosaicML", "mpt-1b", "h100-sxm", 8, 1, 1, 1, 1, 2048, 0, "bf16", 0, 45455},
+    {"MosaicML", "mpt-3b", "h100-sxm", 8, 1, 1, 1, 1, 2048, 0, "fp8", 0, 30586},
+};
+
+// MPT shapes (width, heads, layers) as in llm-foundry's benchmarking yamls: GeLU MLP of 4x width,
+// no biases, tied embeddings, vocabulary 50,368, ALiBi (no position embedding).
+ModelArch mpt(const std::string& id) {
+  struct Shape { const char* id; int hidden, heads, layers; };
+  static constexpr Shape shapes[] = {{"mpt-1b", 2048, 16, 24}, {"mpt-3b", 2560, 20, 32}, {"mpt-7b", 4096, 32, 32},
+                                     {"mpt-13b", 5120, 40, 40}, {"mpt-30b", 7168, 64, 48}, {"mpt-70b", 8192, 64, 80}};
+  ModelArch m;
+  for (const auto& sh : shapes)
+    if (id == sh.id) m.hidden = sh.hidden, m.heads = sh.heads, m.layers = sh.layers;
+  m.id = id;
+  m.kv_heads = m.heads;
+  m.head_dim = m.hidden / m.heads;
+  m.ffn = 4 * m.hidden;
+  m.vocab = 50368;
+  m.activation = Activation::gelu;
+  m.layernorm = true;
+  m.tied_embeddings = true;
+  m.max_context = 2048;
+  return m;
+}
+
+std::string throughput_section(const Catalog& cat, bool& ok) {
+  std::string table = "| source | model | gpus | device | precision | layout found | measured MFU | predicted MFU | difference |\n"
+                      "|---|---|---:|---|---|---|---:|---:|---:|\n";
+  Summary sum;
+  for (const auto& r : throughput_rows) {
+    ModelArch m = std::string(r.model).rfind("mpt-", 0) == 0 ? mpt(r.model) : model_from_record(cat.get("models", r.model));
+    StepModel sm{m, count_params(m), resolve_device(cat, r.gpu), {}};
+    sm.settings.train.seq_len = r.seq;
+    sm.settings.compute_dtype = parse_dtype(r.precision);
+    sm.settings.eff = default_efficiency(sm.device.family);
+    LayoutConstraints c;
+    c.tp = r.tp, c.pp = r.pp, c.cp = r.cp, c.interleave = r.vp;
+    if (r.global_batch > 0) c.global_batch = r.global_batch;
+    if (r.recompute == 0) c.recompute = Recompute::none;
+    if (r.recompute == 2) c.recompute = Recompute::full;
+    if (r.tp == 1 && r.pp == 1 && std::string(r.source) == "MosaicML") c.zero = 3;  // FSDP full sharding
+    SearchResult res = search_layouts(sm, r.gpus, c, 4.0 * 1024 * 1024, 1);
+    const double peak = sm.device.peak_for(sm.settings.compute_dtype).value();
+    const double per_token = model_flops_per_token(m, sm.params, r.seq);
+    const double measured = r.tokens_per_s_per_gpu * per_token / peak;
+    if (res.top.empty()) {
+      table += fmt::format("| {} | {} | {} | {} | {} | none fits | {:.1f}% | - | - |\n", r.source, r.model, r.gpus, r.gpu,
+                           r.precision, 100 * measured);
+      ok = false;
+      continue;
+    }
+    const Candidate& best = res.top.front();
+    const double predicted = best.time.model_flops / best.time.total / (peak * r.gpus);
+    const double diff = predicted - measured;
+    sum.errors.push_back(std::fabs(diff));
+    const Layout& l = best.layout;
+    table += fmt::format("| {} | {} | {} | {} | {} | tp{} pp{} cp{} v{} zero{} {} mb{} gb{} | {:.1f}% | {:.1f}% | {:+.1f} pp |\n",
+                         r.source, r.model, r.gpus, r.gpu, r.precision, l.tp, l.pp, l.cp, l.interleave, l.zero,
+                         to_string(l.recompute), l.micro_batch, l.global_batch, 100 * measured, 100 * predicted, 100 * diff);
+  }
+  const long within = std::count_if(sum.errors.begin(), sum.errors.end(), [](double e) { return e <= 0.05; });
+  std::printf("throughput: cases %zu median %.1f pp max %.1f pp, %ld within 5 pp\n", sum.errors.size(), 100 * sum.median(),
+              100 * sum.max(), within);
+  ok = ok && sum.median() <= 0.05;
+  return fmt::format("## Training throughput tables (MFU, 6N + 12 L s d over the dense peak of the precision)\n\n"
+                     "Measured MFU is the published tokens/s/GPU under the same FLOP convention. {} cases; median "
+                     "difference {:.1f} pp, max {:.1f} pp; {} within 5 pp (target: MFU within 5 pp, met by the median).\n\n"
+                     "The search may pick any ZeRO stage, recomputation and micro-batch under the published tp/pp/cp/vp "
+                     "(and FSDP for MosaicML). The GPT-3 175B rows fall short because NeMo overlaps tensor-parallel "
+                     "communication with GEMMs (userbuffers) while the model exposes it, as Megatron does by default.\n\n{}\n",
+                     sum.errors.size(), 100 * sum.median(), 100 * sum.max(), within, table);
+}
+
+// ---- 3. llama.cpp single-stream decode.
+struct DecodeRow {
+  const char* source;
+  const char* model;
+  const char* quant;
+  const char* gpu;
+  int gpus;          // layer split across this many devices
+  int tokens;        // tg128 or tg512: the mean context is half of it
+  double measured;   // tokens/s
+  bool fitted;       // the decode constants were fitted on this set (in-sample)
+};
+// inference.md 5.1: XiongjieDai llama.cpp README, Dec 2023 (Llama-2, tg128); 5.2: May 2024
+// (Llama-3, tg512), measured after the constants were fitted: out of sample. f16 runs as fp16.
+constexpr DecodeRow decode_rows[] = {
+    {"5.1", "llama-2-7b", "q4_0", "rtx-4090", 1, 128, 149.4, true},
+    {"5.1", "llama-2-7b", "fp16", "rtx-4090", 1, 128, 60.8, true},
+    {"5.1", "llama-2-13b", "q4_0", "rtx-4090", 1, 128, 88.9, true},
+    {"5.1", "llama-2-7b", "q4_0", "rtx-3090", 1, 128, 120.6, true},
+    {"5.1", "llama-2-7b", "fp16", "rtx-3090", 1, 128, 51.9, true},
+    {"5.1", "llama-2-13b", "q4_0", "rtx-3090", 1, 128, 75.0, true},
+    {"5.1", "llama-2-7b", "q4_0", "a100-80gb", 1, 128, 136.2, true},
+    {"5.1", "llama-2-7b", "fp16", "a100-80gb", 1, 128, 73.8, true},
+    {"5.1", "llama-2-70b", "q4_0", "a100-80gb", 1, 128, 25.7, true},
+    {"5.1", "llama-2-7b", "q4_0", "h100-pcie", 1, 128, 133.8, true},
+    {"5.1", "llama-2-7b", "fp16", "h100-pcie", 1, 128, 83.3, true},
+    {"5.1", "llama-2-70b", "q4_0", "h100-pcie", 1, 128, 25.9, true},
+    {"5.1", "llama-2-7b", "q4_0", "apple-m2-ultra", 1, 128, 91.9, true},
+    {"5.1", "llama-2-7b", "fp16", "apple-m2-ultra", 1, 128, 40.7, true},
+    {"5.1", "llama-2-70b", "q4_0", "apple-m2-ultra", 1, 128, 14.4, true},
+    {"5.1", "llama-2-7b", "q4_0", "apple-m3-max", 1, 128, 63.1, false},
+    {"5.1", "llama-2-7b", "fp16", "apple-m3-max", 1, 128, 24.8, false},
+    {"5.2", "llama-3.1-8b", "q4_k_m", "rtx-3090", 1, 512, 115.4, false},
+    {"5.2", "llama-3.1-8b", "fp16", "rtx-3090", 1, 512, 47.4, false},
+    {"5.2", "llama-3.1-8b", "q4_k_m", "rtx-4090", 1, 512, 130.6, false},
+    {"5.2", "llama-3.1-8b", "fp16", "rtx-4090", 1, 512, 54.8, false},
+    {"5.2", "llama-3.1-8b", "q4_k_m", "rtx-4090", 2, 512, 124.7, false},
+    {"5.2", "llama-3.1-8b", "q4_k_m", "rtx-4090", 4, 512, 120.3, false},
+    {"5.2", "llama-3.1-70b", "q4_k_m", "rtx-4090", 2, 512, 19.2, false},
+    {"5.2", "llama-3.1-70b", "q4_k_m", "rtx-4090", 4, 512, 19.8, false},
+    {"5.2", "llama-3.1-70b", "q4_k_m", "rtx-4090", 8, 512, 18.9, false},
+    {"5.2", "llama-3.1-70b", "fp16", "rtx-4090", 8, 512, 6.5, false},
+    {"5.2", "llama-3.1-70b", "q4_k_m", "rtx-3090", 2, 512, 16.6, false},
+    {"5.2", "llama-3.1-8b", "q4_k_m", "apple-m2-ultra", 1, 512, 78.8, false},
+    {"5.2", "llama-3.1-8b", "fp16", "apple-m2-ultra", 1, 512, 36.9, false},
+    {"5.2", "llama-3.1-70b", "q4_k_m", "apple-m2-ultra", 1, 512, 12.5, false},
+    {"5.2", "llama-3.1-70b", "fp16", "apple-m2-ultra", 1, 512, 4.8, false},
+    {"5.2", "llama-3.1-8b", "q4_k_m", "apple-m3-max", 1, 512, 49.0, false},
+    {"5.2", "llama-3.1-8b", "fp16", "apple-m3-max", 1, 512, 22.0, false},
+    {"5.2", "llama-3.1-70b", "q4_k_m", "apple-m3-max", 1, 512, 7.7, false},
+};
+
+std::string decode_section(const Catalog& cat, bool& ok) {
+  std::string table = "| set | model | quant | device | devices | measured tok/s | predicted tok/s | error |\n"
+                      "|---|---|---|---|---:|---:|---:|---:|\n";
+  Summary in_sample, out_sample;
+  for (const auto& r : decode_rows) {
+    ModelArch m = model_from_record(cat.get("models", r.model));
+    ParamCounts pc = count_params(m);
+    Device d = resolve_device(cat, r.gpu);
+    InferSettings s;
+    s.quant = r.quant;
+    s.bpw = bits_per_weight(r.quant);
+    s.runtime = Runtime::llama_cpp;
+    s.tp = r.gpus;
+    s.context = r.tokens;
+    Device host = d.family == "apple" ? d : resolve_device(cat, d.memory_type == "gddr" ? "cpu-desktop" : "cpu-server");
+    InferModel im = make_infer_model(m, pc, d, host, s);
+    const double predicted = 1 / decode_step_s(im, 1, r.tokens / 2.0);
+    const double err = predicted / r.measured - 1;
+    (r.fitted ? in_sample : out_sample).errors.push_back(std::fabs(err));
+    table += fmt::format("| {}{} | {} | {} | {} | {} | {:.1f} | {:.1f} | {:+.1f}% |\n", r.source, r.fitted ? " (fit)" : "",
+                         r.model, r.quant, r.gpu, r.gpus, r.measured, predicted, 100 * err);
+  }
+  Summary all{in_sample.errors};
+  all.errors.insert(all.errors.end(), out_sample.errors.begin(), out_sample.errors.end());
+  const long within = std::count_if(all.errors.begin(), all.errors.end(), [](double e) { return e <= 0.20; });
+  std::printf("decode: cases %zu median %.1f%% max %.1f%% (out of sample: median %.1f%% max %.1f%%), %ld within 20%%\n",
+              all.errors.size(), 100 * all.median(), 100 * all.max(), 100 * out_sample.median(), 100 * out_sample.max(), within);
+  ok = ok && all.max() <= 0.20;
+  return fmt::format(
+      "## llama.cpp single-stream decode (inference.md 5.1 and 5.2)\n\n"
+      "Decode constants per memory class come from the two-term fits of the Dec 2023 Llama-2 set (marked fit: in "
+      "sample); the May 2024 Llama-3 set and the M3 Max were not used to fit (out of sample). Llama 3 runs use the "
+      "Llama 3.1 architecture (same shapes). {} cases; median absolute error {:.1f}%, max {:.1f}%; out of sample "
+      "median {:.1f}%, max {:.1f}%; {} within 20% (target: every case within 20%).\n\n{}\n",
+      all.errors.size(), 100 * all.median(), 100 * all.max(), 100 * out_sample.median(), 100 * out_sample.max(), within,
+      table);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* vtrain = nullptr;
+  const char* report = nullptr;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--vtrain")) vtrain = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--report")) report = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: gpuplan_validate [--vtrain CSV] [--report REPORT.md]\n");
+      return 2;
+    }
+  }
+  Catalog cat = Catalog::builtin();
+  bool ok = true;
+  std::string text =
+      "# Validation report\n\nRegenerate: `build/tests/gpuplan_validate --vtrain ../shared/validation/vtrain/multi-node.csv "
+      "--report tests/validation/REPORT.md` (ctest runs it as validation.*).\n\n";
+  bool vt_ok = true, tp_ok = true, dec_ok = true;
+  if (vtrain) text += vtrain_section(vtrain, vt_ok);
+  text += throughput_section(cat, tp_ok);
+  text += decode_section(cat, dec_ok);
+  if (report) std::ofstream(report) << text;
+  ok = vt_ok && tp_ok && dec_ok;
+  return ok ? 0 : 1;
 }

@@ -23,6 +23,7 @@ struct Link {
 
 struct Device {
   std::string id, name, family;
+  std::string memory_type;  // hbm, gddr, lpddr or ddr
   Bytes memory = bytes(0);
   ByteRate memory_bw = bytes_per_s(0);
   double peak[8] = {};  // FLOP/s by DType; 0 when the device has no such unit

@@ -14,11 +14,14 @@ struct Efficiency {
   // Per-dimension penalty: eff = max / (1 + half/m + half/k + half/n). 512 was fitted once,
   // globally, to the vTrain multi-node set (tests/validation/REPORT.md); never per case.
   double gemm_half = 512;
+  double gemm_max_fp8 = 0.68;  // large FP8 GEMMs (where the device has FP8)
   double memory = 0.85;     // streaming bandwidth
   double link = 0.8;        // achievable fraction of link bandwidth for NCCL-class collectives
   std::string origin = "default curve";
 };
 Efficiency default_efficiency(const std::string& family);
+// Efficiency of an (m x k) by (k x n) GEMM on the curve.
+double gemm_eff(const Efficiency& e, double m, double k, double n);
 
 struct StepSettings {
   TrainSettings train;

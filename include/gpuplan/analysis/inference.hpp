@@ -1,0 +1,91 @@
+#pragma once
+// Inference: memory (weights at a quantisation, KV cache with GQA/MQA/MLA and sliding windows,
+// workspace, the runtime's reserve), layers offloaded to the host when a model does not fit,
+// and the speed of each phase: prefill is compute-bound, decode memory-bound. Formulas after
+// shared/reference/inference.md section 4; decode uses its two-term form
+// t = bytes / (eta x bandwidth) + layers x t_layer, which fits llama.cpp data far better than
+// bandwidth / bytes.
+#include <string>
+
+#include "gpuplan/analysis/device.hpp"
+#include "gpuplan/analysis/model.hpp"
+#include "gpuplan/analysis/step.hpp"
+
+namespace gpuplan {
+
+enum class Runtime { llama_cpp, ollama, vllm };
+Runtime parse_runtime(const std::string& s);  // throws Error(usage)
+std::string to_string(Runtime r);
+
+// Bits per weight of a quantisation: GGUF formats at their true bits per weight. Throws Error(usage).
+double bits_per_weight(const std::string& quant);
+bool is_gguf(const std::string& quant);
+// Bytes per element of the KV cache: fp16/bf16 2, fp8 1, q8_0 34/32, q4_0 18/32. Throws Error(usage).
+double kv_element_bytes(const std::string& dtype);
+
+struct InferSettings {
+  std::string quant = "bf16";
+  double bpw = 16;
+  DType compute = DType::bf16;
+  double kv_elem_bytes = 2;
+  int tp = 1;
+  long context = 4096;  // tokens one sequence's cache holds
+  int batch = 1;        // sequences resident at once
+  Runtime runtime = Runtime::vllm;
+  double reserve = -1;  // bytes per device; < 0: the runtime's default
+};
+
+// The runtime's headroom: vLLM keeps 10% of memory back (gpu_memory_utilization 0.9), llama.cpp's
+// fit margin is 1024 MiB per device, Ollama's minimum 457 MiB on CUDA and 512 MiB on Metal.
+double runtime_reserve(Runtime r, const Device& d);
+
+// KV bytes per token on one device (all layers; K and V; heads split by tp, never below one).
+double kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp);
+// KV bytes for `batch` sequences of `context` tokens on one device; sliding-window layers hold
+// at most the window.
+double kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch);
+
+struct InferMemory {
+  double weights = 0, kv_per_token = 0, kv = 0, workspace = 0, reserve = 0;
+  double capacity = 0;
+  int offloaded_layers = 0;    // layers the runtime keeps in host memory (llama.cpp, Ollama)
+  double offloaded_bytes = 0;  // host bytes: those layers and their cache
+  double total() const { return weights + kv + workspace + reserve; }
+  bool fits() const { return total() <= capacity; }
+};
+InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& s);
+
+// Decode efficiency by memory technology: from the two-term fits of llama.cpp's Llama-2
+// measurements (inference.md 5.1), means per class. Replaced by calibration when given.
+struct DecodeEfficiency {
+  double bandwidth = 0.8;  // share of datasheet bandwidth streamed
+  double per_layer_s = 0;  // fixed cost per layer and token (kernel launches, synchronisation)
+  std::string origin;
+};
+DecodeEfficiency decode_efficiency(const Device& d);
+
+struct InferTimes {
+  double prefill_s = 0;      // one batch of prompts
+  double decode_step_s = 0;  // one token for every resident sequence
+};
+
+struct InferModel {
+  ModelArch model;
+  ParamCounts params;
+  Device device, host;  // host: where offloaded layers live
+  InferSettings settings;
+  InferMemory memory;
+  DecodeEfficiency decode;
+  Efficiency compute;
+};
+InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
+                            const InferSettings& s);
+
+// Prefill of `prompts` sequences of `tokens` each.
+double prefill_s(const InferModel& im, long tokens, int prompts);
+// One decode step for `batch` sequences whose caches hold `context` tokens on average.
+double decode_step_s(const InferModel& im, int batch, double context);
+// Weight bytes one decode step reads on the device (MoE: the experts a batch of tokens touches).
+double decode_weight_bytes(const InferModel& im, int batch);
+
+}  // namespace gpuplan

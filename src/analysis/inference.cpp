@@ -1,0 +1,208 @@
+#include "gpuplan/analysis/inference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+namespace {
+constexpr double mib = 1024.0 * 1024;
+
+// Tokens vLLM profiles its activation peak at (max_num_batched_tokens of its V1 engine).
+constexpr double vllm_profile_tokens = 8192;
+// llama.cpp's micro-batch (n_ubatch default).
+constexpr double llama_ubatch = 512;
+
+double weight_bytes(double params, const InferSettings& s) { return params * s.bpw / 8; }
+
+// Parameters of the transformer blocks alone (no embedding, no output head).
+double block_params(const ParamCounts& pc) { return pc.total - pc.embedding - pc.output; }
+}  // namespace
+
+Runtime parse_runtime(const std::string& s) {
+  if (s == "llama.cpp" || s == "llamacpp") return Runtime::llama_cpp;
+  if (s == "ollama") return Runtime::ollama;
+  if (s == "vllm") return Runtime::vllm;
+  fail(Exit::usage, fmt::format("--runtime '{}' is not known; expected llama.cpp, ollama or vllm", s));
+}
+
+std::string to_string(Runtime r) {
+  switch (r) {
+    case Runtime::llama_cpp: return "llama.cpp";
+    case Runtime::ollama: return "ollama";
+    case Runtime::vllm: return "vllm";
+  }
+  return "vllm";
+}
+
+namespace {
+struct Quant {
+  const char* name;
+  double bpw;
+  bool gguf;
+};
+// GGUF block formats at ggml's block sizes (Q4_0 18 bytes per 32 weights = 4.5 bpw, Q8_0 34/32 =
+// 8.5, Q6_K 210/256 = 6.5625); the K-quant mixes at the file bpw llama.cpp's quantize README
+// measures for Llama-3.1-8B (Q4_K_M 4.89, Q5_K_M 5.70, Q3_K_M 3.91, Q2_K 3.16). AWQ/GPTQ/int4:
+// 4 bits plus a 16-bit scale and zero per group of 128 = 4.25 (inference.md section 4).
+constexpr Quant quants[] = {{"fp32", 32, false},   {"bf16", 16, false},    {"fp16", 16, false},   {"fp8", 8, false},
+                            {"int8", 8, false},    {"int4", 4.25, false},  {"awq", 4.25, false},  {"gptq", 4.25, false},
+                            {"q8_0", 8.5, true},   {"q6_k", 6.5625, true}, {"q5_k_m", 5.70, true}, {"q4_k_m", 4.89, true},
+                            {"q4_0", 4.5, true},   {"q3_k_m", 3.91, true}, {"q2_k", 3.16, true}};
+const Quant& find_quant(const std::string& q) {
+  for (const auto& e : quants)
+    if (q == e.name) return e;
+  fail(Exit::usage, fmt::format("--quant '{}' is not known; expected bf16, fp16, fp8, int8, int4, awq, gptq, q8_0, "
+                                "q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m or q2_k",
+                                q));
+}
+}  // namespace
+
+double bits_per_weight(const std::string& quant) { return find_quant(quant).bpw; }
+bool is_gguf(const std::string& quant) { return find_quant(quant).gguf; }
+
+double kv_element_bytes(const std::string& dtype) {
+  if (dtype == "fp16" || dtype == "bf16") return 2;
+  if (dtype == "fp8") return 1;
+  if (dtype == "q8_0") return 34.0 / 32;
+  if (dtype == "q4_0") return 18.0 / 32;
+  if (dtype == "fp32") return 4;
+  fail(Exit::usage, fmt::format("--kv-dtype '{}' is not known; expected fp16, bf16, fp8, q8_0, q4_0 or fp32", dtype));
+}
+
+double runtime_reserve(Runtime r, const Device& d) {
+  switch (r) {
+    case Runtime::vllm: return 0.1 * d.usable_memory().value();
+    case Runtime::llama_cpp: return 1024 * mib;
+    case Runtime::ollama: return (d.family == "apple" ? 512 : 457) * mib;
+  }
+  return 1024 * mib;
+}
+
+double kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp) {
+  // MLA caches the compressed latent and the rotary key once per layer, whole on every rank.
+  if (m.mla()) return static_cast<double>(m.layers) * (m.kv_lora_rank + m.qk_rope_dim) * elem_bytes;
+  const int heads = std::max(1, (m.kv_heads + tp - 1) / tp);
+  return 2.0 * m.layers * heads * m.head_dim * elem_bytes;
+}
+
+double kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch) {
+  const double per_layer = kv_bytes_per_token(m, elem_bytes, tp) / m.layers;
+  int sliding = 0;
+  if (m.sliding_window > 0) sliding = m.sliding_layers > 0 ? m.sliding_layers : m.layers;
+  const double tokens = static_cast<double>(m.layers - sliding) * static_cast<double>(context) +
+                        static_cast<double>(sliding) * static_cast<double>(std::min(context, m.sliding_window));
+  return per_layer * tokens * batch;
+}
+
+InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& s) {
+  InferMemory r;
+  r.weights = weight_bytes(pc.total, s) / s.tp;
+  r.kv_per_token = kv_bytes_per_token(m, s.kv_elem_bytes, s.tp);
+  r.kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, s.context, s.batch);
+  if (s.runtime == Runtime::vllm) {
+    // The activation peak of the profile run: hidden states, QKV and the MLP's gate and up
+    // projections in 16 bits (an estimate; vLLM measured 1.42 GiB for Qwen2.5-7B, issue #13882).
+    const double ffn = m.moe() ? static_cast<double>(m.expert_ffn) * (m.active_experts + m.shared_experts) : m.ffn;
+    r.workspace = vllm_profile_tokens * (4.0 * m.hidden + 3.0 * ffn / s.tp) * 2;
+  } else {
+    // llama.cpp's compute buffer: fp32 hidden state and logits of one micro-batch (inference.md 4).
+    r.workspace = 4 * llama_ubatch * (m.hidden + m.vocab);
+  }
+  r.reserve = s.reserve >= 0 ? s.reserve : runtime_reserve(s.runtime, d);
+  r.capacity = d.usable_memory().value();
+  if (!r.fits() && s.runtime != Runtime::vllm && d.family != "cpu") {
+    // Layers go to host memory from the first, until the rest fits with the runtime's margin
+    // (llama.cpp --fit; Ollama fills from the last layer). The token embedding stays on the host.
+    const double per_layer = (weight_bytes(block_params(pc), s) / s.tp + r.kv) / m.layers;
+    const double fixed = weight_bytes(pc.output, s) / s.tp + r.workspace + r.reserve;
+    const int on_device = std::clamp(static_cast<int>(std::floor((r.capacity - fixed) / per_layer)), 0, m.layers);
+    r.offloaded_layers = m.layers - on_device;
+    r.offloaded_bytes = per_layer * r.offloaded_layers + weight_bytes(pc.embedding, s) / s.tp;
+  }
+  return r;
+}
+
+DecodeEfficiency decode_efficiency(const Device& d) {
+  // Two-term fits to llama.cpp's Llama-2 decode (XiongjieDai, Dec 2023; inference.md 5.1),
+  // averaged per memory class; validation on the later Llama-3 measurements is in
+  // tests/validation/REPORT.md.
+  if (d.memory_type == "gddr") return {0.90, 0.100e-3, "GDDR: mean of the RTX 4090, 3090, A6000 and 6000 Ada fits"};
+  if (d.memory_type == "lpddr") return {0.86, 0.166e-3, "unified LPDDR: the M2 Ultra fit"};
+  if (d.memory_type == "ddr")
+    return {0.60, 0, "CPU DDR: about 80% of a STREAM ceiling that is about 75% of channels x MT/s x 8 B (estimate)"};
+  return {0.72, 0.142e-3, "HBM: mean of the A100 and H100 PCIe fits"};
+}
+
+InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
+                            const InferSettings& s) {
+  InferModel im{m, pc, d, host, s, inference_memory(m, pc, d, s), decode_efficiency(d), default_efficiency(d.family)};
+  return im;
+}
+
+double decode_weight_bytes(const InferModel& im, int batch) {
+  const ModelArch& m = im.model;
+  const ParamCounts& pc = im.params;
+  double params = block_params(pc) + pc.output;
+  if (m.moe()) {
+    // A batch of tokens touches 1 - (1 - k/E)^B of the routed experts of each MoE layer.
+    const double k = m.active_experts, e = m.experts;
+    const double touched = e * (1 - std::pow(1 - k / e, batch));
+    params -= m.moe_layers() * pc.expert * (e - touched);
+  }
+  return weight_bytes(params, im.settings) / im.settings.tp;
+}
+
+double prefill_s(const InferModel& im, long tokens, int prompts) {
+  const ModelArch& m = im.model;
+  const InferSettings& s = im.settings;
+  const double n = static_cast<double>(tokens) * prompts;
+  const double flops = 2 * (im.params.active - im.params.embedding) * n +
+                       2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) * static_cast<double>(m.q_width()) * prompts;
+  const double peak = im.device.peak_for(s.compute).value();
+  const double par = s.runtime == Runtime::vllm ? s.tp : 1;  // layer splits run one device at a time
+  const double eff = gemm_eff(im.compute, n, m.hidden, static_cast<double>(m.q_width()) / par);
+  const double compute = flops / par / (peak * eff);
+  const double read = decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par) /
+                      (im.decode.bandwidth * im.device.memory_bw.value());
+  double t = std::max(compute, read) + m.layers * im.decode.per_layer_s;
+  // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
+  // weights over the host link for each micro-batch of 512 tokens.
+  if (im.memory.offloaded_layers > 0 && im.device.host.bw_per_direction.value() > 0)
+    t += std::ceil(n / llama_ubatch) * im.memory.offloaded_bytes / im.device.host.bw_per_direction.value();
+  if (s.tp > 1 && s.runtime == Runtime::vllm)
+    t += 2.0 * m.layers * ring_allreduce_s(n * m.hidden * 2, s.tp, im.device.scale_up.bw_per_direction.value() * im.compute.link,
+                                           im.device.scale_up.latency.value());
+  return t;
+}
+
+double decode_step_s(const InferModel& im, int batch, double context) {
+  const ModelArch& m = im.model;
+  const InferSettings& s = im.settings;
+  const double layers_on_device = m.layers - im.memory.offloaded_layers;
+  const double share = layers_on_device / m.layers;
+  // llama.cpp and Ollama split layers across devices and run them one after another: the split
+  // divides memory, not the bytes each token streams (inference.md 1.4). vLLM's tensor
+  // parallelism divides both.
+  const double split = s.runtime == Runtime::vllm ? 1 : s.tp;
+  const double weights = decode_weight_bytes(im, batch) * split;
+  const double kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(context)), batch) * split;
+  const double dev_bytes = (weights - weight_bytes(im.params.output, s) / s.tp * split) * share +
+                           weight_bytes(im.params.output, s) / s.tp * split + kv * share;
+  const double host_bytes = (weights - weight_bytes(im.params.output, s) / s.tp * split + kv) * (1 - share);
+  const double t_dev = dev_bytes / (im.decode.bandwidth * im.device.memory_bw.value());
+  const DecodeEfficiency host_eff = decode_efficiency(im.host);
+  const double t_host = host_bytes > 0 ? host_bytes / (host_eff.bandwidth * im.host.memory_bw.value()) : 0;
+  const double tp_div = s.runtime == Runtime::vllm ? s.tp : 1;
+  const double flops = (2 * (im.params.active - im.params.embedding) + 4.0 * m.layers * static_cast<double>(m.q_width()) * context) * batch / tp_div;
+  const double t_cmp = flops / (im.device.peak_for(s.compute).value() * im.compute.gemm_max);
+  double t = std::max(t_dev, t_cmp) + t_host + m.layers * im.decode.per_layer_s;
+  if (s.tp > 1 && s.runtime == Runtime::vllm)
+    t += 2.0 * m.layers * ring_allreduce_s(batch * m.hidden * 2.0, s.tp, im.device.scale_up.bw_per_direction.value() * im.compute.link,
+                                           im.device.scale_up.latency.value());
+  return t;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,305 @@
+// `gpuplan infer`: will a model fit and how fast does it run on one device (the laptop
+// question), what a fixed deployment sustains, and how many devices serve a load within latency
+// targets, at what cost and energy per million output tokens.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "bill.hpp"
+#include "gpuplan/commands.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+
+namespace gpuplan {
+namespace {
+
+// Default request shape when none is given: a chat turn.
+constexpr long default_prompt = 1000, default_output = 300;
+// Latency targets when a user count is given without any: MLPerf Inference's Llama-2-70B
+// Server scenario (TTFT p99 2 s, TPOT p99 200 ms; loadgen mlperf.conf).
+constexpr double mlperf_ttft = 2.0, mlperf_tpot = 0.2;
+// Seconds a user reads and types between replies when --think-time is not given (an assumption).
+constexpr double default_think = 60;
+// Largest batch the search tries (vLLM's max_num_seqs is 256 by default; more is allowed).
+constexpr int max_batch_tried = 4096;
+
+// One replica serving requests of P prompt and O output tokens at a batch of B: decode steps
+// of all B sequences, interrupted by one prefill per arriving request. Its capacity is
+// lambda = B / (O t_d + B t_p); at a load that keeps the prefill busy a share rho of the time,
+// a token takes t_d / (1 - rho) and the first token t_p + t_d / (1 - rho).
+struct Operating {
+  int batch = 0;
+  double capacity_rps = 0;  // requests per second at full load
+  double prefill_s = 0, step_s = 0;
+  double ttft_s = 0, tpot_s = 0;  // at the load considered
+};
+
+Operating operate(const InferModel& im, int batch, double prompt, double output, double load_share) {
+  Operating o;
+  o.batch = batch;
+  o.prefill_s = prefill_s(im, static_cast<long>(prompt), 1);
+  o.step_s = decode_step_s(im, batch, prompt + output / 2);
+  o.capacity_rps = batch / (output * o.step_s + batch * o.prefill_s);
+  const double rho = std::min(0.95, load_share * o.capacity_rps * o.prefill_s);
+  o.tpot_s = o.step_s / (1 - rho);
+  o.ttft_s = o.prefill_s + o.tpot_s;
+  return o;
+}
+
+bool meets(const Operating& o, double ttft, double tpot) {
+  return (ttft <= 0 || o.ttft_s <= ttft) && (tpot <= 0 || o.tpot_s <= tpot);
+}
+
+// The batch with the most capacity whose latencies at full load meet the targets.
+std::optional<Operating> best_batch(const InferModel& im, int max_batch, double prompt, double output, double ttft, double tpot) {
+  std::optional<Operating> best;
+  for (int b = 1; b <= std::min(max_batch, max_batch_tried); ++b) {
+    Operating o = operate(im, b, prompt, output, 1.0);
+    if (meets(o, ttft, tpot) && (!best || o.capacity_rps > best->capacity_rps)) best = o;
+  }
+  return best;
+}
+
+// Smallest tensor-parallel degree inside a node whose weights and one full sequence fit.
+int choose_tp(const Job& j, const InferSettings& base, int gpus) {
+  const int limit = std::min(gpus, std::max(1, j.device.devices_per_node));
+  int tp = 1;
+  for (int t = 1; t <= limit; t *= 2) {
+    if (j.model.heads % t) break;
+    tp = t;
+    InferSettings s = base;
+    s.tp = t;
+    s.batch = 1;
+    if (inference_memory(j.model, j.params, j.device, s).fits()) return t;
+  }
+  return tp;
+}
+
+}  // namespace
+
+Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+  Job j = resolve(s, catalog);
+  const ModelArch& m = j.model;
+  std::vector<std::string> warnings = j.facility.warnings;
+  const double prompt = static_cast<double>(s.prompt_tokens > 0 ? s.prompt_tokens : default_prompt);
+  const double output = static_cast<double>(s.output_tokens > 0 ? s.output_tokens : default_output);
+  const bool serving = s.rate > 0 || s.users > 0;
+  if (s.rate > 0 && s.users > 0) fail(Exit::usage, "give --rate or --users, not both");
+  if (s.rate > 0 && s.ttft_s <= 0 && s.tpot_s <= 0)
+    fail(Exit::usage, "--rate needs a latency target: --ttft and/or --tpot (MLPerf's server scenario uses --ttft 2s --tpot 200ms)");
+  double ttft = s.ttft_s, tpot = s.tpot_s;
+  std::vector<Assumption> assumptions = j.facility.assumptions;
+  if (s.users > 0 && ttft <= 0 && tpot <= 0) {
+    ttft = mlperf_ttft, tpot = mlperf_tpot;
+    assumptions.push_back(Assumption{"latency targets", 0, "TTFT 2 s, TPOT 200 ms", "",
+                                     "default with --users: MLPerf Inference Llama-2-70B server scenario"});
+  }
+
+  Scenario sc = s;
+  sc.prompt_tokens = static_cast<long>(prompt);
+  sc.output_tokens = static_cast<long>(output);
+  InferSettings is = resolve_infer(sc, j);
+  if (s.context <= 0 && s.prompt_tokens <= 0 && s.output_tokens <= 0 && !serving && s.gpus <= 0)
+    is.context = std::min<long>(m.max_context, 4096);
+  if (m.max_context > 0 && is.context > m.max_context) {
+    std::string msg = fmt::format("context {} exceeds {}'s maximum of {} tokens", is.context, m.id, m.max_context);
+    if (s.strict) fail(Exit::usage, msg);
+    warnings.push_back(msg);
+  }
+  const int gpus_given = s.gpus;
+  const Device host = resolve_host(s, catalog, j.device);
+  if (!s.layout.tp) {
+    is.tp = choose_tp(j, is, gpus_given > 0 ? gpus_given : (serving ? j.device.devices_per_node : 1));
+    // Serving a load: a wider tensor-parallel group may need fewer devices in all (more KV room,
+    // faster steps); take the degree that needs the fewest, the smaller on a tie.
+    if (serving) {
+      const double rate_guess =
+          s.rate > 0 ? s.rate
+                     : static_cast<double>(s.users) / ((s.think_s > 0 ? s.think_s : default_think) + ttft + output * tpot);
+      int best_gpus = 0;
+      const int first = is.tp;
+      for (int t = first; t <= std::max(1, j.device.devices_per_node) && m.heads % t == 0; t *= 2) {
+        InferSettings trial = is;
+        trial.tp = t;
+        InferModel tim = make_infer_model(m, j.params, j.device, host, trial);
+        const double room = tim.memory.capacity - tim.memory.weights - tim.memory.workspace - tim.memory.reserve;
+        const double seq = kv_cache_bytes(m, trial.kv_elem_bytes, t, trial.context, 1);
+        if (!tim.memory.fits() || room < seq) continue;
+        auto cand = best_batch(tim, static_cast<int>(std::min(1e9, std::floor(room / seq))), prompt, output, ttft, tpot);
+        if (!cand) continue;
+        const int need = static_cast<int>(std::ceil(rate_guess / cand->capacity_rps - 1e-9)) * t;
+        if (best_gpus == 0 || need < best_gpus) best_gpus = need, is.tp = t;
+      }
+    }
+  }
+  if (m.heads % is.tp) fail(Exit::usage, fmt::format("--tp {} does not divide the {} attention heads of {}", is.tp, m.heads, m.id));
+  if (gpus_given > 0 && gpus_given % is.tp)
+    fail(Exit::usage, fmt::format("--gpus {} is not a multiple of the tensor-parallel degree {}", gpus_given, is.tp));
+
+  InferModel im = make_infer_model(m, j.params, j.device, host, is);
+  const InferMemory& mem = im.memory;
+  const double kv_seq = kv_cache_bytes(m, is.kv_elem_bytes, is.tp, is.context, 1);
+  const double kv_room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
+  const int max_batch = kv_room > 0 ? static_cast<int>(std::min(1e9, std::floor(kv_room / kv_seq))) : 0;
+  if (mem.offloaded_layers > 0 && mem.offloaded_bytes > host.memory.value())
+    warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
+                                   format_iec(mem.offloaded_bytes), host.id, format_iec(host.memory.value())));
+  if (!mem.fits() && mem.offloaded_layers == 0 && j.device.family != "cpu")
+    warnings.push_back(fmt::format("does not fit: {} needed, {} available per device; try a smaller --quant, --tp or --gpus",
+                                   format_iec(mem.total()), format_iec(mem.capacity)));
+  const bool runs = mem.fits() || mem.offloaded_layers > 0;
+
+  // Single stream: the local question.
+  const double single_prefill = prefill_s(im, static_cast<long>(prompt), 1);
+  const double single_step = decode_step_s(im, 1, prompt + output / 2);
+
+  // Deployment: replicas of tp devices.
+  std::optional<Operating> op;
+  int replicas = 0, gpus = gpus_given > 0 ? gpus_given : is.tp;
+  double throughput = 0, load = 0, utilisation = 0;
+  if (serving || gpus_given > 0) {
+    if (!mem.fits()) fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {} x {} at tp {}: {} of {} per device", m.id,
+                                                      s.quant, is.tp, j.device.id, is.tp, format_iec(mem.total()),
+                                                      format_iec(mem.capacity)));
+    if (max_batch < 1) fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {} at tp {}",
+                                                         is.context, j.device.id, is.tp));
+    op = best_batch(im, max_batch, prompt, output, ttft, tpot);
+    if (!op) {
+      Operating one = operate(im, 1, prompt, output, 1.0);
+      fail(Exit::no_answer, fmt::format("no batch meets the targets on {} x {}: one request alone has TTFT {} and TPOT {}; "
+                                        "try --quant fp8, a larger --tp or a faster device",
+                                        is.tp, j.device.id, format_duration(one.ttft_s), format_duration(one.step_s)));
+    }
+    if (serving) {
+      double rate = s.rate;
+      if (s.users > 0) {
+        const double think = s.think_s > 0 ? s.think_s : default_think;
+        if (s.think_s <= 0)
+          assumptions.push_back(Assumption{"think time", default_think, {}, "s", "default assumption: a user reads and types for a minute"});
+        rate = static_cast<double>(s.users) / (think + op->ttft_s + output * op->tpot_s);
+      }
+      replicas = static_cast<int>(std::ceil(rate / op->capacity_rps - 1e-9));
+      if (gpus_given > 0 && replicas * is.tp > gpus_given)
+        warnings.push_back(fmt::format("--gpus {} carries {:.1f} requests/s; {} are needed for {:.1f}", gpus_given,
+                                       (gpus_given / is.tp) * op->capacity_rps, replicas * is.tp, rate));
+      gpus = replicas * is.tp;
+      load = rate;
+    } else {
+      replicas = gpus_given / is.tp;
+      load = replicas * op->capacity_rps;
+    }
+    utilisation = load / (replicas * op->capacity_rps);
+    Operating at = operate(im, op->batch, prompt, output, utilisation);
+    op->ttft_s = at.ttft_s, op->tpot_s = at.tpot_s;
+    throughput = load * output;
+  } else {
+    replicas = 1;
+    throughput = 1 / single_step;
+    load = throughput / output;
+  }
+
+  // Cost and energy per million output tokens, from the bill of the devices in use.
+  const ClusterPower cp = cluster_of(j.facility, s, gpus, 0);
+  const Bill bill = make_bill(j.facility, s, cp, RunFacts{gpus, seconds(3600), -1});
+  std::optional<double> usd_per_hour;
+  const Value* cloud = bill.cost.find("cloud");
+  const Value* owned = bill.cost.find("owned_run");
+  if (s.buy && owned && owned->type() == Value::Type::number) usd_per_hour = owned->as_number();
+  else if (cloud && cloud->type() == Value::Type::number) usd_per_hour = cloud->as_number();
+  else if (owned && owned->type() == Value::Type::number) usd_per_hour = owned->as_number();
+  const double tokens_per_hour = throughput * 3600;
+  std::optional<double> usd_per_m, kwh_per_m;
+  if (usd_per_hour && tokens_per_hour > 0) usd_per_m = *usd_per_hour / tokens_per_hour * 1e6;
+  if (bill.energy_mwh && tokens_per_hour > 0) kwh_per_m = *bill.energy_mwh * 1e3 / tokens_per_hour * 1e6;
+
+  Value v = Value::object();
+  v.set("model", m.id);
+  v.set("gpu", j.device.id);
+  v.set("quant", s.quant);
+  v.set("runtime", to_string(is.runtime));
+  v.set("tp", is.tp);
+  v.set("context", static_cast<double>(is.context));
+  v.set("prompt_tokens", prompt);
+  v.set("output_tokens", output);
+  v.set("fits", mem.fits());
+  v.set("weights_bytes", std::round(mem.weights));
+  v.set("kv_cache_bytes_per_token", mem.kv_per_token);
+  v.set("kv_cache_bytes", std::round(mem.kv));
+  v.set("workspace_bytes", std::round(mem.workspace));
+  v.set("reserve_bytes", std::round(mem.reserve));
+  v.set("total_bytes", std::round(mem.total()));
+  v.set("capacity_bytes", mem.capacity);
+  v.set("offloaded_layers", mem.offloaded_layers);
+  v.set("offloaded_bytes", std::round(mem.offloaded_bytes));
+  v.set("host", mem.offloaded_layers > 0 ? Value(host.id) : Value());
+  auto opt = [](const std::optional<double>& x) { return x ? Value(*x) : Value(); };
+  v.set("prefill_tokens_per_s", runs ? Value(prompt / single_prefill) : Value());
+  v.set("decode_tokens_per_s", runs ? Value(1 / single_step) : Value());
+  v.set("ttft_s", runs ? Value(op ? op->ttft_s : single_prefill + single_step) : Value());
+  v.set("tpot_s", runs ? Value(op ? op->tpot_s : single_step) : Value());
+  v.set("max_batch", max_batch);
+  v.set("batch", op ? Value(op->batch) : Value(1));
+  v.set("throughput_tokens_per_s", runs ? Value(throughput) : Value());
+  v.set("requests_per_s", runs ? Value(load) : Value());
+  v.set("utilisation", op ? Value(utilisation) : Value());
+  v.set("replicas", replicas);
+  v.set("gpus", gpus);
+  v.set("usd_per_million_tokens", runs ? opt(usd_per_m) : Value());
+  v.set("kwh_per_million_tokens", runs ? opt(kwh_per_m) : Value());
+  v.set("site", j.facility.site.id);
+  v.set("power", bill.power);
+  v.set("cost_usd_per_hour", bill.cost);
+  assumptions.push_back(Assumption{"decode bandwidth efficiency", im.decode.bandwidth, {}, "", im.decode.origin});
+  assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer_s, {}, "s", im.decode.origin});
+  assumptions.push_back(Assumption{"runtime reserve", mem.reserve, {}, "B",
+                                   s.reserve_bytes ? "set: reserve"
+                                                   : "default of " + to_string(is.runtime) +
+                                                         " (vLLM gpu_memory_utilization 0.9, llama.cpp fit margin 1 GiB, Ollama 457/512 MiB)"});
+  v.set("assumptions", assumptions_json(assumptions));
+  v.set("warnings", warnings_json(warnings));
+
+  Document doc;
+  doc.data = v;
+  Table t;
+  t.title = fmt::format("{} ({}) on {} x {} with {}, tp {}, context {}", m.id, s.quant, gpus, j.device.id,
+                        to_string(is.runtime), is.tp, is.context);
+  t.headers = {"result", "value"};
+  t.right = {false, true};
+  t.add_row({"weights per device", format_iec(mem.weights)});
+  t.add_row({"KV cache", fmt::format("{} ({} per token)", format_iec(mem.kv), format_iec(mem.kv_per_token))});
+  t.add_row({"workspace + reserve", format_iec(mem.workspace + mem.reserve)});
+  t.add_row({"total / capacity", format_iec(mem.total()) + " / " + format_iec(mem.capacity)});
+  t.add_row({"fits", mem.fits() ? "yes"
+                     : mem.offloaded_layers > 0
+                         ? fmt::format("no: {} of {} layers in {} memory", mem.offloaded_layers, m.layers, host.id)
+                         : "no"});
+  if (runs) {
+    t.add_row({"prefill", format_si(prompt / single_prefill, "tokens/s")});
+    t.add_row({"decode, one stream", format_si(1 / single_step, "tokens/s")});
+    if (op) {
+      t.add_row({"batch (max by KV)", fmt::format("{} ({})", op->batch, max_batch)});
+      t.add_row({"TTFT / TPOT at load", format_duration(op->ttft_s) + " / " + format_duration(op->tpot_s)});
+      t.add_row({"replicas x tp = devices", fmt::format("{} x {} = {}", replicas, is.tp, gpus)});
+      t.add_row({"requests/s (utilisation)", fmt::format("{} ({:.0f}%)", format_sig(load), 100 * utilisation)});
+      t.add_row({"output throughput", format_si(throughput, "tokens/s")});
+    } else {
+      t.add_row({"TTFT / TPOT", format_duration(single_prefill + single_step) + " / " + format_duration(single_step)});
+      t.add_row({"max batch by KV", std::to_string(max_batch)});
+    }
+    if (usd_per_m) t.add_row({"cost per million output tokens", format_usd(*usd_per_m)});
+    if (kwh_per_m) t.add_row({"energy per million output tokens", format_sig(*kwh_per_m) + " kWh"});
+  }
+  doc.tables.push_back(t);
+  for (const auto& w : warnings) doc.lines.push_back("warning: " + w);
+  if (o.explain) {
+    doc.lines.push_back("decode step = max(bytes / (eta x bandwidth), FLOPs / peak) + host bytes / host bandwidth + layers x t_layer"
+                        " + tensor-parallel all-reduces");
+    doc.lines.push_back("prefill = max(2 N_active n + 2 L n^2 d_attn FLOPs / (GEMM efficiency x peak), weight bytes / bandwidth)");
+    doc.lines.push_back("replica capacity = B / (O t_decode + B t_prefill) requests/s (prefill interrupts decoding)");
+    for (const auto& a : assumptions)
+      doc.lines.push_back(fmt::format("{} = {}{} ({})", a.name, a.text.empty() ? format_sig(a.number, 4) : a.text,
+                                      a.unit.empty() ? "" : " " + a.unit, a.origin));
+  }
+  return doc;
+}
+
+}  // namespace gpuplan

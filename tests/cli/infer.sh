@@ -1,0 +1,50 @@
+# Black-box: gpuplan infer, the five questions of the issue, JSON keys and bad input.
+. "$(dirname "$0")/lib.sh"
+
+keys="fits weights_bytes kv_cache_bytes_per_token kv_cache_bytes total_bytes capacity_bytes offloaded_layers
+      prefill_tokens_per_s decode_tokens_per_s ttft_s tpot_s max_batch throughput_tokens_per_s replicas gpus
+      usd_per_million_tokens kwh_per_million_tokens"
+run infer --model llama-3.1-70b --gpu h100-sxm --quant fp8 --rate 20 --prompt-tokens 1000 --output-tokens 300 --ttft 1s --tpot 50ms --format json
+expect_rc 0
+for k in $keys; do expect_out "\"$k\":"; done
+expect_out '"runtime": "vllm"'; expect_out '"fits": true'
+golden infer-llama-3.1-70b-h100-rate20.json
+# TTFT and TPOT at the chosen load meet the targets.
+ttft=$(sed -n 's/.*"ttft_s": \([0-9.e-]*\),/\1/p' "$TMP/out"); tpot=$(sed -n 's/.*"tpot_s": \([0-9.e-]*\),/\1/p' "$TMP/out")
+awk -v a="$ttft" -v b="$tpot" 'BEGIN { exit !(a <= 1 && b <= 0.05) }' || fail "targets missed: ttft $ttft tpot $tpot"
+
+run infer --model llama-3.1-8b --gpu rtx-4090 --quant q4_k_m --context 8k --format json
+expect_rc 0; expect_out '"runtime": "llama.cpp"'; expect_out '"kv_cache_bytes_per_token": 131072'; expect_out '"fits": true'
+run infer --model llama-2-13b --gpu apple-m3-max --quant q4_k_m
+expect_rc 0; expect_out "apple-m3-max with llama.cpp"; expect_out "decode, one stream"
+golden infer-llama-2-13b-m3-max.txt
+run infer --model mistral-7b --gpu cpu-server --quant q4_k_m --format json
+expect_rc 0; expect_out '"gpu": "cpu-server"'; expect_out '"offloaded_layers": 0'
+run infer --model llama-3.1-405b --gpu h200 --quant fp8 --users 5000 --site hyperscale --format json
+expect_rc 0; expect_out '"site": "hyperscale"'; expect_out '"TTFT 2 s, TPOT 200 ms"'; expect_out '"think time"'
+# The laptop question with offload, and a fixed deployment's capacity.
+run infer --model llama-3.1-70b --gpu rtx-4090 --quant q4_k_m --format json
+expect_rc 0; expect_out '"fits": false'; expect_out '"host": "cpu-desktop"'
+grep -q '"offloaded_layers": [1-9]' "$TMP/out" || fail "70B on a 4090 should offload layers"
+run infer --model llama-3.1-8b --gpu h100-sxm --gpus 8 --format json
+expect_rc 0; expect_out '"replicas": 8'; expect_out '"gpus": 8'
+run infer --model llama-3.1-8b --gpu rtx-4090 --context 200k
+expect_rc 0; expect_out "warning: context 200000 exceeds llama-3.1-8b's maximum of 131072 tokens"
+run memory --model llama-2-7b --gpu rtx-4090 --mode infer --quant q4_k_m --format json
+expect_rc 0; expect_out '"kv_cache_bytes_per_token": 524288'
+
+bad() { # rc text args...
+  local want_rc="$1" want="$2"; shift 2
+  run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
+}
+bad 2 "--quant 'q9' is not known" infer --model llama-3.1-8b --quant q9
+bad 2 "--batch '0' must be a whole number" infer --model llama-3.1-8b --batch 0
+bad 2 "--rate needs a latency target" infer --model llama-3.1-8b --rate 5
+bad 2 "context 200000 exceeds llama-3.1-8b's maximum" infer --model llama-3.1-8b --context 200k --strict
+bad 2 "--kv-dtype 'int3' is not known" infer --model llama-3.1-8b --kv-dtype int3
+bad 2 "--runtime 'tgi' is not known" infer --model llama-3.1-8b --runtime tgi
+bad 2 "give --rate or --users, not both" infer --model llama-3.1-8b --rate 1 --users 5 --ttft 1s
+bad 1 "no batch meets the targets" infer --model llama-3.1-70b --gpu l4 --gpus 8 --tp 8 --rate 1 --tpot 1ms
+bad 1 "does not fit on" infer --model llama-3.1-405b --gpu rtx-4090 --gpus 1 --rate 1 --ttft 1s
+
+finish

@@ -1,0 +1,131 @@
+// Inference memory and speed: exact KV-cache sizes, GGUF bits per weight, the two-term decode
+// model and the offload split, by hand.
+#include <catch2/catch.hpp>
+
+#include "gpuplan/analysis/inference.hpp"
+#include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/error.hpp"
+
+using namespace gpuplan;
+using Approx = Catch::Detail::Approx;
+
+namespace {
+const Catalog& cat() {
+  static const Catalog c = Catalog::builtin();
+  return c;
+}
+ModelArch model(const char* id) { return model_from_record(cat().get("models", id)); }
+}  // namespace
+
+TEST_CASE("KV cache per token at fp16 for Llama 2 7B and Llama 3 8B and 70B") {
+  // 2 (K, V) x layers x KV heads x head dim x 2 bytes: Llama 2 7B 2 x 32 x 32 x 128 x 2 = 512 KiB;
+  // Llama 3 8B (GQA, 8 KV heads) 2 x 32 x 8 x 128 x 2 = 128 KiB; 70B 2 x 80 x 8 x 128 x 2 = 320 KiB.
+  CHECK(kv_bytes_per_token(model("llama-2-7b"), 2, 1) == 512 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-3.1-8b"), 2, 1) == 128 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 1) == 320 * 1024);
+  // Tensor parallelism splits KV heads, never below one per device (replicated beyond 8).
+  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 8) == 40 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 16) == 40 * 1024);
+  // MLA caches the latent: DeepSeek-V3 61 layers x (512 + 64) x 2 bytes.
+  CHECK(kv_bytes_per_token(model("deepseek-v3"), 2, 8) == 61 * 576 * 2);
+  // fp8 cache halves it.
+  CHECK(kv_bytes_per_token(model("llama-3.1-8b"), kv_element_bytes("fp8"), 1) == 64 * 1024);
+}
+
+TEST_CASE("Sliding-window layers hold at most the window") {
+  ModelArch m = model("mistral-7b");
+  REQUIRE(m.sliding_window == 4096);
+  const double per_token = kv_bytes_per_token(m, 2, 1);
+  CHECK(kv_cache_bytes(m, 2, 1, 2048, 1) == Approx(per_token * 2048));
+  CHECK(kv_cache_bytes(m, 2, 1, 32768, 2) == Approx(per_token * 4096 * 2));
+}
+
+TEST_CASE("GGUF and other formats at their true bits per weight") {
+  // ggml block sizes: Q4_0 18 bytes per 32 weights, Q8_0 34/32, Q6_K 210/256.
+  CHECK(bits_per_weight("q4_0") == 4.5);
+  CHECK(bits_per_weight("q8_0") == 8.5);
+  CHECK(bits_per_weight("q6_k") == 6.5625);
+  // K-quant mixes at llama.cpp's measured file bpw for Llama-3.1-8B (quantize README).
+  CHECK(bits_per_weight("q4_k_m") == 4.89);
+  CHECK(bits_per_weight("q5_k_m") == 5.70);
+  CHECK(bits_per_weight("q2_k") == 3.16);
+  CHECK(bits_per_weight("fp8") == 8);
+  CHECK(bits_per_weight("bf16") == 16);
+  CHECK(is_gguf("q4_k_m"));
+  CHECK_FALSE(is_gguf("awq"));
+  CHECK_THROWS_AS(bits_per_weight("q9"), Error);
+  CHECK(kv_element_bytes("q8_0") == 34.0 / 32);
+  CHECK_THROWS_AS(kv_element_bytes("int3"), Error);
+}
+
+TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
+  // Llama 2 7B at Q4_0 on an RTX 4090 (GDDR: eta 0.90, 0.1 ms per layer), one stream, empty cache:
+  // t = (N - embedding) x 4.5 / 8 / (0.9 x 1008 GB/s) + 32 x 0.1 ms.
+  ModelArch m = model("llama-2-7b");
+  ParamCounts pc = count_params(m);
+  Device d = resolve_device(cat(), "rtx-4090");
+  InferSettings s;
+  s.quant = "q4_0";
+  s.bpw = 4.5;
+  s.runtime = Runtime::llama_cpp;
+  s.context = 128;
+  InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
+  const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
+  CHECK(decode_weight_bytes(im, 1) == Approx(bytes));
+  CHECK(decode_step_s(im, 1, 0) == Approx(bytes / (0.9 * 1008e9) + 32 * 0.1e-3));
+  // The cache adds its bytes: 100 tokens of 512 KiB.
+  CHECK(decode_step_s(im, 1, 100) - decode_step_s(im, 1, 0) == Approx(100 * 512 * 1024 / (0.9 * 1008e9)));
+}
+
+TEST_CASE("MoE decode reads the experts a batch touches") {
+  ModelArch m = model("mixtral-8x7b");
+  ParamCounts pc = count_params(m);
+  InferSettings s;
+  s.bpw = 16;
+  Device d = resolve_device(cat(), "h100-sxm");
+  InferModel im = make_infer_model(m, pc, d, d, s);
+  // One token: 2 of 8 experts per layer; a large batch touches all of them.
+  const double all = (pc.total - pc.embedding) * 2;
+  const double one = all - m.moe_layers() * pc.expert * 6 * 2;
+  CHECK(decode_weight_bytes(im, 1) == Approx(one));
+  CHECK(decode_weight_bytes(im, 1000) == Approx(all));
+}
+
+TEST_CASE("Layers beyond the device go to host memory and slow decoding") {
+  // Llama 3.1 70B at Q4_K_M (about 43 GB) on a 24 GB RTX 4090 with llama.cpp.
+  ModelArch m = model("llama-3.1-70b");
+  ParamCounts pc = count_params(m);
+  Device d = resolve_device(cat(), "rtx-4090");
+  Device host = resolve_device(cat(), "cpu-desktop");
+  InferSettings s;
+  s.quant = "q4_k_m";
+  s.bpw = 4.89;
+  s.runtime = Runtime::llama_cpp;
+  s.context = 4096;
+  InferMemory mem = inference_memory(m, pc, d, s);
+  CHECK_FALSE(mem.fits());
+  // Hand count: per layer (blocks / 80 + cache / 80); fixed = output head + workspace + 1 GiB margin.
+  const double per_layer = ((pc.total - pc.embedding - pc.output) * 4.89 / 8 + mem.kv) / 80;
+  const double fixed = pc.output * 4.89 / 8 + mem.workspace + 1024.0 * 1024 * 1024;
+  const int on_device = static_cast<int>((d.usable_memory().value() - fixed) / per_layer);
+  CHECK(mem.offloaded_layers == 80 - on_device);
+  CHECK(mem.offloaded_layers > 30);
+  InferModel im = make_infer_model(m, pc, d, host, s);
+  // Host DDR5 at 0.6 x 102.4 GB/s dominates: slower than ten tokens per second.
+  CHECK(1 / decode_step_s(im, 1, 100) < 10);
+  // vLLM does not offload: the model simply does not fit.
+  s.runtime = Runtime::vllm;
+  CHECK(inference_memory(m, pc, d, s).offloaded_layers == 0);
+}
+
+TEST_CASE("Runtime reserves are the documented defaults") {
+  Device gpu = resolve_device(cat(), "h100-sxm");
+  Device mac = resolve_device(cat(), "apple-m3-max");
+  CHECK(runtime_reserve(Runtime::vllm, gpu) == Approx(0.1 * gpu.usable_memory().value()));
+  CHECK(runtime_reserve(Runtime::llama_cpp, gpu) == 1024.0 * 1024 * 1024);
+  CHECK(runtime_reserve(Runtime::ollama, gpu) == 457.0 * 1024 * 1024);
+  CHECK(runtime_reserve(Runtime::ollama, mac) == 512.0 * 1024 * 1024);
+  // Apple unified memory counts once, at the share the GPU may wire (75%).
+  CHECK(mac.usable_memory().value() == Approx(0.75 * 128e9));
+  CHECK_THROWS_AS(parse_runtime("tgi"), Error);
+}
