@@ -3,6 +3,7 @@
 // every error into one stderr line and a documented exit status (see man/gpuplan.1).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <functional>
 #include <iostream>
@@ -10,11 +11,11 @@
 #include "gpuplan/cli.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/output.hpp"
 
 namespace gpuplan {
 namespace {
 
-constexpr const char* version_text = "gpuplan 0.1.0";
 
 struct Globals {
   std::string format = "table";
@@ -50,7 +51,7 @@ void print_error(const std::string& message) {
 
 int cli_main(int argc, char** argv) {
   CLI::App app{"gpuplan: plan AI compute (devices, parallel layout, time, memory, power and cost)", "gpuplan"};
-  app.set_version_flag("--version", version_text);
+  app.set_version_flag("--version", version_string());
   app.require_subcommand(1);
   Globals g;
   auto add_globals = [&](CLI::App* sub) {
@@ -131,6 +132,7 @@ int cli_main(int argc, char** argv) {
         {"s", "ttft", "Time-to-first-token target, e.g. 1s"}, {"s", "tpot", "Time-per-output-token target, e.g. 50ms"},
         {"s", "strict", "Context beyond the model's maximum is an error, not a warning"},
         {"s", "host", "Host CPU id for offloaded layers (default cpu-desktop for GDDR cards, cpu-server otherwise)"},
+        {"lts", "calibration", "Calibration file from 'gpuplan probe' (default: $XDG_CONFIG_HOME/gpuplan/calibration/GPU.toml when present)"},
         {"b", "site", "Site id: PUE, electricity price, grid carbon, rack budget (default us-average)"},
         {"b", "pue", "Override the site's PUE (1 to 3)"},
         {"b", "power-fraction", "Average draw as a share of node nameplate (default 0.76)"},
@@ -181,6 +183,35 @@ int cli_main(int argc, char** argv) {
   auto* infer = app.add_subcommand("infer", "Serve a model or run it locally: fit, offload, speed, devices for a load, cost per token");
   add_settings(infer, "mgisb");
   infer->callback([&] { action = [&] { apply_all(); print(run_infer(load_catalog(g), scenario, run_opts), g); return 0; }; });
+  ProbeOptionsCli probe_opts;
+  std::string probe_out, probe_compare;
+  bool probe_force = false;
+  auto* probe = app.add_subcommand("probe", "Measure this machine (CUDA GPU, else CPU) and write a calibration file");
+  probe->add_option("--device", probe_opts.device, "auto (CUDA if a GPU is there, else the CPU), cpu or cuda")->capture_default_str();
+  probe->add_flag("--quick", probe_opts.quick, "Fewer sizes and samples: under a minute");
+  probe->add_option("-o,--output", probe_out, "Write the calibration file here (atomically) instead of stdout");
+  probe->add_flag("--force", probe_force, "Replace an existing output file");
+  probe->add_option("--as", probe_opts.as, "Catalog accelerator id the file calibrates (default: from the device name; cpu-desktop for a CPU)");
+  probe->add_option("--compare", probe_compare, "Compare a calibration file with the catalog's figures instead of measuring");
+  add_globals(probe);
+  probe->callback([&] {
+    action = [&] {
+      const Catalog cat = load_catalog(g);
+      if (!probe_compare.empty()) {
+        print(run_probe_compare(cat, probe_compare), g);
+        return 0;
+      }
+      // Refuse an impossible output before measuring for a minute.
+      if (!probe_out.empty() && std::filesystem::is_directory(probe_out))
+        fail(Exit::cant_create, "cannot write '" + probe_out + "': it is a directory");
+      if (!probe_out.empty() && !probe_force && std::filesystem::exists(probe_out))
+        fail(Exit::cant_create, "'" + probe_out + "' exists; use --force to replace it");
+      const std::string toml = run_probe(cat, probe_opts);
+      if (probe_out.empty()) std::fwrite(toml.data(), 1, toml.size(), stdout);
+      else write_file_atomic(probe_out, toml, probe_force);
+      return 0;
+    };
+  });
   auto* power = app.add_subcommand("power", "Size a facility: nodes, racks, fabric, IT and facility power, energy and cost per year");
   add_settings(power, "gb");
   power->callback([&] { action = [&] { apply_all(); print(run_power(load_catalog(g), scenario, run_opts), g); return 0; }; });
@@ -195,7 +226,7 @@ int cli_main(int argc, char** argv) {
       std::cout << app.help("", CLI::AppFormatMode::All);
       return 0;
     } catch (const CLI::CallForVersion&) {
-      std::cout << version_text << "\n";
+      std::cout << version_string() << "\n";
       return 0;
     } catch (const CLI::ParseError& e) {
       // CLI11's own codes are 100+; every parse problem is a usage error (2).

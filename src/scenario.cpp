@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fmt/ranges.h>
 #include <fmt/format.h>
 
@@ -62,7 +64,7 @@ const std::vector<std::string>& setting_names() {
       "site", "pue", "power-fraction", "buy", "years", "utilisation", "cloud", "committed", "price", "capex",
       "staff", "facility-cost", "storage", "storage-units", "checkpoint-every", "epochs", "bytes-per-token",
       "oversubscription", "runtime", "kv-dtype", "prompt-tokens", "output-tokens", "rate", "users", "think-time",
-      "ttft", "tpot", "strict", "host"};
+      "ttft", "tpot", "strict", "host", "calibration"};
   return names;
 }
 
@@ -146,6 +148,7 @@ void apply_setting(Scenario& s, const std::string& name, const std::string& valu
     (name == "ttft" ? s.ttft_s : s.tpot_s) = v;
   } else if (name == "strict") s.strict = boolean(name, value);
   else if (name == "host") s.host = value;
+  else if (name == "calibration") s.calibration = value;
   else if (name == "context") s.context = positive_int(name, value, 100000000);
   else if (name == "batch") s.batch = positive_int(name, value, 1000000);
   else if (name == "site") s.site = value;
@@ -245,7 +248,31 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.train.weight_bytes = (st.compute_dtype == DType::fp32 || st.compute_dtype == DType::tf32) ? 4 : 2;
   st.eff = default_efficiency(j.device.family);
   j.facility = resolve_facility(s, catalog, j.device);
+  resolve_calibration(s, j);
   return j;
+}
+
+std::string default_calibration_path(const std::string& accelerator) {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  std::string base = xdg && *xdg ? xdg : home ? std::string(home) + "/.config" : std::string();
+  return base.empty() ? std::string() : base + "/gpuplan/calibration/" + accelerator + ".toml";
+}
+
+void resolve_calibration(const Scenario& s, Job& j) {
+  std::string path = s.calibration;
+  if (path.empty()) {
+    path = default_calibration_path(j.device.id);
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::exists(path, ec)) return;
+  }
+  Calibration c = load_calibration(path);
+  check_calibration_for(c, j.device, path);
+  finish_calibration(c, j.device);
+  for (auto& n : apply_calibration(c, j.device, j.step.compute_dtype, j.step.eff))
+    j.calibration_notes.push_back(n);
+  j.calibration = std::move(c);
+  j.calibration_path = path;
 }
 
 InferSettings resolve_infer(const Scenario& s, const Job& j) {

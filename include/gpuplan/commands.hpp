@@ -49,6 +49,19 @@ Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& 
 // gpuplan infer: fit and speed on one device, a fixed deployment, or the devices for a load.
 Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& o);
 
+// gpuplan probe: measures this machine and returns a calibration file (TOML).
+struct ProbeOptionsCli {
+  std::string device = "auto";  // auto, cpu or cuda
+  bool quick = false;
+  std::string as;               // catalog accelerator id the file calibrates
+};
+std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o);
+// gpuplan probe --compare FILE: measured against the catalog's figures.
+Document run_probe_compare(const Catalog& catalog, const std::string& path);
+
+// "gpuplan 0.1.0"
+const char* version_string();
+
 // Shared JSON pieces.
 Value layout_json(const Layout& l);
 

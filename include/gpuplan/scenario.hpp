@@ -11,6 +11,7 @@
 #include "gpuplan/analysis/power.hpp"
 #include "gpuplan/analysis/step.hpp"
 #include "gpuplan/analysis/storage.hpp"
+#include "gpuplan/calibration/calibration.hpp"
 #include "gpuplan/layout.hpp"
 
 namespace gpuplan {
@@ -47,6 +48,7 @@ struct Scenario {
   double ttft_s = 0, tpot_s = 0;  // latency targets (0: none)
   bool strict = false;
   std::string host;           // host CPU for offloaded layers; empty: by device
+  std::string calibration;    // calibration file; empty: the default location when present
   // The bill: site, power, prices, storage.
   std::string site = "us-average";
   std::optional<double> pue;
@@ -108,10 +110,19 @@ struct Job {
   StepSettings step;
   std::vector<std::string> assumptions;
   Facility facility;
+  std::optional<Calibration> calibration;
+  std::string calibration_path;
+  std::vector<std::string> calibration_notes;
 };
 
 // Resolves ids through the catalog and builds the model and settings.
 Job resolve(const Scenario& s, const Catalog& catalog);
+// Loads --calibration (or the default file for the accelerator, when it exists), refuses one
+// measured on another device, and applies it to the job's efficiencies.
+void resolve_calibration(const Scenario& s, Job& j);
+// $XDG_CONFIG_HOME/gpuplan/calibration/ID.toml (or ~/.config/...).
+std::string default_calibration_path(const std::string& accelerator);
+
 // Inference settings of a job: runtime, quantisation, compute type, KV type, context.
 InferSettings resolve_infer(const Scenario& s, const Job& j);
 // The host whose memory takes offloaded layers: --host, else the device itself (CPU, Apple

@@ -107,6 +107,15 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   }
   const int gpus_given = s.gpus;
   const Device host = resolve_host(s, catalog, j.device);
+  // A model of the deployment, with measured figures in place of the defaults when calibrated.
+  auto build = [&](const InferSettings& settings) {
+    InferModel x = make_infer_model(m, j.params, j.device, host, settings);
+    if (j.calibration) {
+      x.compute = j.step.eff;
+      apply_calibration(*j.calibration, j.device, x.decode);
+    }
+    return x;
+  };
   if (!s.layout.tp) {
     is.tp = choose_tp(j, is, gpus_given > 0 ? gpus_given : (serving ? j.device.devices_per_node : 1));
     // Serving a load: a wider tensor-parallel group may need fewer devices in all (more KV room,
@@ -120,7 +129,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
       for (int t = first; t <= std::max(1, j.device.devices_per_node) && m.heads % t == 0; t *= 2) {
         InferSettings trial = is;
         trial.tp = t;
-        InferModel tim = make_infer_model(m, j.params, j.device, host, trial);
+        InferModel tim = build(trial);
         const double room = tim.memory.capacity - tim.memory.weights - tim.memory.workspace - tim.memory.reserve;
         const double seq = kv_cache_bytes(m, trial.kv_elem_bytes, t, trial.context, 1);
         if (!tim.memory.fits() || room < seq) continue;
@@ -135,7 +144,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   if (gpus_given > 0 && gpus_given % is.tp)
     fail(Exit::usage, fmt::format("--gpus {} is not a multiple of the tensor-parallel degree {}", gpus_given, is.tp));
 
-  InferModel im = make_infer_model(m, j.params, j.device, host, is);
+  InferModel im = build(is);
   const InferMemory& mem = im.memory;
   const double kv_seq = kv_cache_bytes(m, is.kv_elem_bytes, is.tp, is.context, 1);
   const double kv_room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
@@ -254,6 +263,8 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
                                    s.reserve_bytes ? "set: reserve"
                                                    : "default of " + to_string(is.runtime) +
                                                          " (vLLM gpu_memory_utilization 0.9, llama.cpp fit margin 1 GiB, Ollama 457/512 MiB)"});
+  for (const auto& n : j.calibration_notes) assumptions.push_back(Assumption{"calibration", 0, n, "", j.calibration_path});
+  v.set("calibration", j.calibration ? Value(j.calibration_path) : Value());
   v.set("assumptions", assumptions_json(assumptions));
   v.set("warnings", warnings_json(warnings));
 

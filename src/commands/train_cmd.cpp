@@ -93,6 +93,7 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
   v.set("gpus", s.gpus);
   v.set("evaluated", r.evaluated);
   v.set("valid", r.fitting);
+  v.set("calibration", j.calibration ? Value(j.calibration_path) : Value());
   if (o.stats) {
     v.set("search_s", r.seconds);
     v.set("layouts_per_s", r.seconds > 0 ? static_cast<double>(r.evaluated) / r.seconds : 0);
@@ -241,6 +242,8 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   assumptions.push_back(Assumption{"goodput", s.goodput, {}, "", s.has("goodput") ? "set: goodput" : "default: Llama 3 reports >90% effective training time"});
   assumptions.push_back(Assumption{"raw text per token", s.bytes_per_token, {}, "B",
                                    s.has("bytes-per-token") ? "set: bytes-per-token" : "default: ~4 characters per token (OpenAI tokenizer guide), estimate"});
+  for (const auto& n : j.calibration_notes) assumptions.push_back(Assumption{"calibration", 0, n, "", j.calibration_path});
+  out.set("calibration", j.calibration ? Value(j.calibration_path) : Value());
   out.set("assumptions", assumptions_json(assumptions));
   out.set("warnings", warnings_json(warnings));
   doc.data = out;
@@ -256,6 +259,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
   sum.add_row({"wall clock", format_duration(wall) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", wall / 86400, 100 * goodput)});
   sum.add_row({"GPU-hours", format_si(wall * gpus / 3600, "")});
+  if (j.calibration) sum.add_row({"calibration", j.calibration_path});
   doc.tables.push_back(sum);
   Table bt = bill.table;
   bt.add_row({"dataset (raw / tokenised)", format_si(sr.dataset_raw.value(), "B") + " / " + format_si(sr.dataset_tokenized.value(), "B")});

@@ -1,0 +1,293 @@
+#include "gpuplan/calibration/calibration.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+
+Stats summarize(std::vector<double> samples) {
+  Stats s;
+  s.n = static_cast<int>(samples.size());
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  // Nearest-rank percentiles on the sorted samples.
+  auto pct = [&](double p) {
+    const double rank = p * static_cast<double>(samples.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(rank));
+    const auto hi = static_cast<std::size_t>(std::ceil(rank));
+    return samples[lo] + (samples[hi] - samples[lo]) * (rank - static_cast<double>(lo));
+  };
+  s.median = pct(0.5);
+  s.p10 = pct(0.1);
+  s.p90 = pct(0.9);
+  s.max = samples.back();
+  double mean = 0;
+  for (double x : samples) mean += x;
+  mean /= static_cast<double>(samples.size());
+  double var = 0;
+  for (double x : samples) var += (x - mean) * (x - mean);
+  s.cv = samples.size() > 1 && mean != 0 ? std::sqrt(var / static_cast<double>(samples.size() - 1)) / mean : 0;
+  return s;
+}
+
+CurveFit fit_gemm_curve(const std::vector<CurvePoint>& points) {
+  if (points.size() < 2) fail(Exit::data, "a GEMM efficiency curve needs at least two sizes");
+  // Linear least squares: y = 1/eff = a + b x with x = 1/n; max = 1/a, half = b max / 3.
+  const auto rows = static_cast<Eigen::Index>(points.size());
+  Eigen::MatrixXd a(rows, 2);
+  Eigen::VectorXd y(rows);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const auto& p = points[static_cast<std::size_t>(i)];
+    if (p.n <= 0 || p.efficiency <= 0) fail(Exit::data, "GEMM curve points need positive sizes and efficiencies");
+    a(i, 0) = 1;
+    a(i, 1) = 1 / p.n;
+    y(i) = 1 / p.efficiency;
+  }
+  const Eigen::Vector2d coef = a.colPivHouseholderQr().solve(y);
+  CurveFit f;
+  f.points = static_cast<int>(points.size());
+  f.max = 1 / coef(0);
+  f.half = std::max(0.0, coef(1) * f.max / 3);
+  double ss = 0;
+  for (const auto& p : points) {
+    const double model = f.max / (1 + 3 * f.half / p.n);
+    ss += std::pow(model / p.efficiency - 1, 2);
+  }
+  f.rms = std::sqrt(ss / static_cast<double>(points.size()));
+  return f;
+}
+
+const Measurement* Calibration::find(std::string_view metric) const {
+  for (const auto& m : measurements)
+    if (m.metric == metric && m.status == "ok") return &m;
+  return nullptr;
+}
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+std::string num(double v) { return fmt::format("{}", v); }
+}  // namespace
+
+std::string to_toml(const Calibration& c) {
+  std::string o = "# gpuplan calibration file: what a probe measured on one device.\n"
+                  "# Use it with --calibration FILE; compare it with 'gpuplan probe --compare FILE'.\n";
+  o += fmt::format("schema = {}\ntool = {}\ncreated = {}\nkind = {}\ndevice_name = {}\naccelerator = {}\n", c.schema,
+                   quote(c.tool), quote(c.created), quote(c.kind), quote(c.device_name), quote(c.accelerator));
+  o += "\n[facts]\n";
+  auto facts = c.facts;  // sorted, as a TOML reader returns them
+  std::stable_sort(facts.begin(), facts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [k, v] : facts) o += fmt::format("{} = {}\n", k, quote(v));
+  for (const auto& m : c.measurements) {
+    o += fmt::format("\n[[measurement]]\nmetric = {}\nvalue = {}\nunit = {}\n", quote(m.metric), num(m.value), quote(m.unit));
+    o += fmt::format("median = {}\np10 = {}\np90 = {}\nmax = {}\ncv = {}\nn = {}\n", num(m.stats.median), num(m.stats.p10),
+                     num(m.stats.p90), num(m.stats.max), num(m.stats.cv), m.stats.n);
+    o += fmt::format("method = {}\nparams = {}\nstatus = {}\n", quote(m.method), quote(m.params), quote(m.status));
+  }
+  if (!c.gemm_points.empty()) {
+    o += fmt::format("\n[gemm_curve]\ndtype = {}\nunit = {}\npoints = [", quote(c.gemm_dtype), quote(c.gemm_points_unit));
+    for (std::size_t i = 0; i < c.gemm_points.size(); ++i)
+      o += fmt::format("{}[{}, {}]", i ? ", " : "", num(c.gemm_points[i].n), num(c.gemm_points[i].efficiency));
+    o += "]\n";
+    if (c.gemm_curve)
+      o += fmt::format("max = {}\nhalf = {}\nrms = {}\n", num(c.gemm_curve->max), num(c.gemm_curve->half), num(c.gemm_curve->rms));
+  }
+  return o;
+}
+
+namespace {
+[[noreturn]] void bad(const std::string& path, const toml::source_region& where, const std::string& what) {
+  fail(Exit::data, fmt::format("{}:{}:{}: error: {}", path, where.begin.line, where.begin.column, what));
+}
+
+template <typename T>
+T required(const toml::table& t, std::string_view key, const std::string& path, const char* type) {
+  const toml::node* n = t.get(key);
+  if (!n) bad(path, t.source(), fmt::format("missing '{}' ({})", key, type));
+  if constexpr (std::is_same_v<T, double>) {
+    if (auto v = n->value<double>()) return *v;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (auto v = n->value<std::string>()) return *v;
+  } else {
+    if (auto v = n->value<int64_t>()) return static_cast<T>(*v);
+  }
+  bad(path, n->source(), fmt::format("'{}' must be {}", key, type));
+}
+
+std::string optional_text(const toml::table& t, std::string_view key) {
+  const toml::node* n = t.get(key);
+  if (auto v = n ? n->value<std::string>() : std::nullopt) return *v;
+  return {};
+}
+}  // namespace
+
+Calibration parse_calibration(std::string_view text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    fail(Exit::data, fmt::format("{}:{}:{}: error: {}", path, e.source().begin.line, e.source().begin.column, e.description()));
+  }
+  Calibration c;
+  c.schema = required<int>(root, "schema", path, "an integer");
+  if (c.schema != calibration_schema)
+    bad(path, root.get("schema")->source(),
+        fmt::format("schema {} is not supported; this gpuplan reads schema {}", c.schema, calibration_schema));
+  c.tool = optional_text(root, "tool");
+  c.created = optional_text(root, "created");
+  c.kind = required<std::string>(root, "kind", path, "a string (cpu or cuda)");
+  if (c.kind != "cpu" && c.kind != "cuda") bad(path, root.get("kind")->source(), "'kind' must be cpu or cuda");
+  c.device_name = required<std::string>(root, "device_name", path, "a string");
+  c.accelerator = required<std::string>(root, "accelerator", path, "a catalog accelerator id");
+  if (const auto* facts = root.get_as<toml::table>("facts"))
+    for (const auto& [k, v] : *facts)
+      if (auto s = v.value<std::string>()) c.facts.emplace_back(std::string(k.str()), *s);
+  if (const toml::node* ms = root.get("measurement")) {
+    const auto* arr = ms->as_array();
+    if (!arr) bad(path, ms->source(), "'measurement' must be an array of tables ([[measurement]])");
+    for (const auto& node : *arr) {
+      const auto* t = node.as_table();
+      if (!t) bad(path, node.source(), "each measurement must be a table");
+      Measurement m;
+      m.metric = required<std::string>(*t, "metric", path, "a string");
+      m.value = required<double>(*t, "value", path, "a number");
+      if (!(m.value >= 0) || !std::isfinite(m.value)) bad(path, t->get("value")->source(), "'value' must be a non-negative number");
+      m.unit = required<std::string>(*t, "unit", path, "a string");
+      m.stats.median = t->get("median") ? required<double>(*t, "median", path, "a number") : m.value;
+      if (t->get("p10")) m.stats.p10 = required<double>(*t, "p10", path, "a number");
+      if (t->get("p90")) m.stats.p90 = required<double>(*t, "p90", path, "a number");
+      if (t->get("max")) m.stats.max = required<double>(*t, "max", path, "a number");
+      if (t->get("cv")) m.stats.cv = required<double>(*t, "cv", path, "a number");
+      if (t->get("n")) m.stats.n = required<int>(*t, "n", path, "an integer");
+      m.method = optional_text(*t, "method");
+      m.params = optional_text(*t, "params");
+      const std::string st = optional_text(*t, "status");
+      if (!st.empty()) m.status = st;
+      c.measurements.push_back(m);
+    }
+  }
+  if (const auto* curve = root.get_as<toml::table>("gemm_curve")) {
+    c.gemm_dtype = required<std::string>(*curve, "dtype", path, "a string");
+    if (curve->get("unit")) c.gemm_points_unit = required<std::string>(*curve, "unit", path, "a string");
+    if (c.gemm_points_unit != "efficiency" && c.gemm_points_unit != "FLOP/s")
+      bad(path, curve->get("unit")->source(), "GEMM curve 'unit' must be efficiency or FLOP/s");
+    if (const auto* pts = curve->get_as<toml::array>("points")) {
+      for (const auto& p : *pts) {
+        const auto* pair = p.as_array();
+        if (!pair || pair->size() != 2 || !(*pair)[0].value<double>() || !(*pair)[1].value<double>())
+          bad(path, p.source(), "each GEMM curve point must be [size, efficiency]");
+        c.gemm_points.push_back({*(*pair)[0].value<double>(), *(*pair)[1].value<double>()});
+      }
+    }
+    if (curve->get("max")) {
+      CurveFit f;
+      f.max = required<double>(*curve, "max", path, "a number");
+      f.half = required<double>(*curve, "half", path, "a number");
+      if (curve->get("rms")) f.rms = required<double>(*curve, "rms", path, "a number");
+      f.points = static_cast<int>(c.gemm_points.size());
+      if (!(f.max > 0 && f.max <= 1.5) || f.half < 0) bad(path, curve->source(), "GEMM curve max must be in (0, 1.5] and half non-negative");
+      c.gemm_curve = f;
+    }
+  }
+  return c;
+}
+
+Calibration load_calibration(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(Exit::no_input, fmt::format("cannot read calibration file '{}'", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_calibration(ss.str(), path);
+}
+
+void finish_calibration(Calibration& c, const Device& d) {
+  if (c.gemm_points_unit == "FLOP/s" && !c.gemm_points.empty()) {
+    const double peak = d.peak_for(parse_dtype(c.gemm_dtype)).value();
+    for (auto& p : c.gemm_points) p.efficiency /= peak;
+    c.gemm_points_unit = "efficiency";
+  }
+  if (c.gemm_points.size() >= 2 && !c.gemm_curve) c.gemm_curve = fit_gemm_curve(c.gemm_points);
+}
+
+void check_calibration_for(const Calibration& c, const Device& d, const std::string& path) {
+  if (c.accelerator != d.id)
+    fail(Exit::usage, fmt::format("calibration '{}' was measured on {} ({}), not {}; use --gpu {} or probe this device",
+                                  path, c.accelerator, c.device_name, d.id, c.accelerator));
+}
+
+namespace {
+const char* metric_for(DType t) {
+  switch (t) {
+    case DType::fp32: return "gemm_fp32";
+    case DType::tf32: return "gemm_tf32";
+    case DType::bf16: return "gemm_bf16";
+    case DType::fp16: return "gemm_fp16";
+    case DType::fp8: return "gemm_fp8";
+    default: return "gemm_bf16";
+  }
+}
+const Measurement* memory_measurement(const Calibration& c) {
+  for (const char* m : {"hbm_triad", "stream_triad", "hbm_read", "hbm_copy"})
+    if (const Measurement* x = c.find(m)) return x;
+  return nullptr;
+}
+}  // namespace
+
+std::vector<std::string> apply_calibration(const Calibration& c, const Device& d, DType compute, Efficiency& eff) {
+  std::vector<std::string> notes;
+  const Measurement* g = c.find(metric_for(compute));
+  if (!g && c.kind == "cpu") g = c.find("gemm_fp32");  // a CPU runs every 16-bit GEMM in fp32
+  if (g) {
+    const std::string dtype = g->metric.substr(5);
+    const double peak = d.peak_for(parse_dtype(dtype)).value();
+    const double measured = g->value / peak;
+    if (c.gemm_curve && c.gemm_dtype == dtype) {
+      eff.gemm_max = c.gemm_curve->max;
+      eff.gemm_half = c.gemm_curve->half;
+      notes.push_back(fmt::format("GEMM efficiency {:.3f} max, half-size {:.0f} (fitted to {} measured sizes; best {:.1f}% of peak)",
+                                  eff.gemm_max, eff.gemm_half, c.gemm_curve->points, 100 * measured));
+    } else {
+      if (compute == DType::fp8) eff.gemm_max_fp8 = measured;
+      else eff.gemm_max = measured;
+      notes.push_back(fmt::format("GEMM efficiency {:.3f} ({} measured {})", measured, g->metric, g->value));
+    }
+  }
+  if (const Measurement* m = memory_measurement(c)) {
+    eff.memory = m->value / d.memory_bw.value();
+    notes.push_back(fmt::format("memory efficiency {:.3f} ({} measured {:.4g} B/s)", eff.memory, m->metric, m->value));
+  }
+  eff.origin = "calibration";
+  return notes;
+}
+
+std::vector<std::string> apply_calibration(const Calibration& c, const Device& d, DecodeEfficiency& dec) {
+  std::vector<std::string> notes;
+  const Measurement* m = memory_measurement(c);
+  if (!m) return notes;
+  // Decode streams like the probe's kernels but pays more per byte than they do; the default
+  // decode efficiency scales by the measured-to-default streaming ratio.
+  const double ratio = (m->value / d.memory_bw.value()) / default_efficiency(d.family).memory;
+  dec.bandwidth = std::min(1.0, dec.bandwidth * ratio);
+  dec.origin = fmt::format("calibration: default scaled by measured streaming ({:.3f} of the default)", ratio);
+  notes.push_back(dec.origin);
+  return notes;
+}
+
+}  // namespace gpuplan

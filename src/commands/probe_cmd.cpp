@@ -1,0 +1,195 @@
+// `gpuplan probe`: measure this machine (the CUDA probe executable when a GPU is there, the
+// built-in CPU probe otherwise), write a calibration file, or compare one with the catalog.
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpuplan/calibration/calibration.hpp"
+#include "gpuplan/commands.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+#include "gpuplan/probe/cpu_probe.hpp"
+
+namespace gpuplan {
+namespace {
+
+constexpr const char* cuda_probe_name = "gpuplan-probe-cuda";
+
+// The CUDA probe next to this executable, else on PATH; empty when neither exists.
+std::string find_cuda_probe() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path beside = self.parent_path() / cuda_probe_name;
+    if (fs::exists(beside, ec)) return beside.string();
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':'))
+      if (!dir.empty() && fs::exists(fs::path(dir) / cuda_probe_name, ec)) return (fs::path(dir) / cuda_probe_name).string();
+  }
+  return {};
+}
+
+std::string quote_arg(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct ChildResult {
+  int status = -1;
+  std::string out, err;
+};
+ChildResult run_child(const std::string& exe, bool quick) {
+  char err_path[] = "/tmp/gpuplan-probe-XXXXXX";
+  const int fd = mkstemp(err_path);
+  if (fd < 0) fail(Exit::software, "cannot create a temporary file for the probe's messages");
+  ::close(fd);
+  const std::string cmd = quote_arg(exe) + (quick ? " --quick" : "") + " 2>" + quote_arg(err_path);
+  ChildResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) fail(Exit::software, fmt::format("cannot run {}", exe));
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream in(err_path);
+  std::getline(in, r.err, '\0');
+  ::unlink(err_path);
+  while (!r.err.empty() && (r.err.back() == '\n' || r.err.back() == '\r')) r.err.pop_back();
+  return r;
+}
+
+// Catalog id of a CUDA device name (as the driver reports it); the most specific match first.
+std::string accelerator_for(const std::string& name) {
+  struct Rule { std::vector<const char*> tokens; const char* id; };
+  static const std::vector<Rule> rules{
+      {{"GH200"}, "gh200"},        {{"GB200"}, "gb200"},        {{"GB300"}, "gb300"},
+      {{"H200", "NVL"}, "h200-nvl"}, {{"H200"}, "h200"},         {{"H100", "NVL"}, "h100-nvl"},
+      {{"H100", "PCIe"}, "h100-pcie"}, {{"H100"}, "h100-sxm"},    {{"H800"}, "h800"},
+      {{"A100", "80GB", "PCIe"}, "a100-pcie-80gb"}, {{"A100", "PCIe"}, "a100-pcie-40gb"},
+      {{"A100", "80GB"}, "a100-80gb"}, {{"A100"}, "a100-40gb"}, {{"B300"}, "b300"}, {{"B200"}, "b200"},
+      {{"L40S"}, "l40s"},          {{"L4"}, "l4"},              {{"RTX 5090"}, "rtx-5090"},
+      {{"RTX 4090"}, "rtx-4090"},  {{"RTX 3090"}, "rtx-3090"},  {{"V100", "PCIe"}, "v100-pcie"},
+      {{"V100"}, "v100-sxm"}};
+  for (const auto& r : rules) {
+    bool all = true;
+    for (const char* t : r.tokens) all = all && name.find(t) != std::string::npos;
+    if (all) return r.id;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o) {
+  if (o.device != "auto" && o.device != "cpu" && o.device != "cuda")
+    fail(Exit::usage, fmt::format("--device '{}' is not known; expected auto, cpu or cuda", o.device));
+  Calibration c;
+  bool done = false;
+  if (o.device != "cpu") {
+    const std::string exe = find_cuda_probe();
+    if (exe.empty()) {
+      if (o.device == "cuda")
+        fail(Exit::no_device, fmt::format("no CUDA probe: {} is not next to gpuplan or on PATH (gpuplan was built without "
+                                          "the CUDA toolkit; rebuild with it, or use --device cpu)",
+                                          cuda_probe_name));
+    } else {
+      ChildResult r = run_child(exe, o.quick);
+      if (r.status == 0) {
+        c = parse_calibration(r.out, cuda_probe_name);
+        done = true;
+      } else if (o.device == "cuda" || r.status != static_cast<int>(Exit::no_device)) {
+        std::string msg = r.err.empty() ? fmt::format("{} exited with status {}", cuda_probe_name, r.status) : r.err;
+        const std::string prefix = std::string(cuda_probe_name) + ": error: ";
+        if (msg.rfind(prefix, 0) == 0) msg = msg.substr(prefix.size());
+        fail(r.status == static_cast<int>(Exit::no_device) ? Exit::no_device : Exit::software, msg);
+      }
+    }
+  }
+  if (done) {
+    c.tool = std::string(version_string()) + " via " + c.tool;
+    c.accelerator = o.as.empty() ? accelerator_for(c.device_name) : o.as;
+    if (c.accelerator.empty())
+      fail(Exit::usage, fmt::format("'{}' matches no catalog accelerator; name one with --as ID (gpuplan catalog list "
+                                    "accelerators)",
+                                    c.device_name));
+    finish_calibration(c, resolve_device(catalog, c.accelerator));
+  } else {
+    const Device d = resolve_device(catalog, o.as.empty() ? "cpu-desktop" : o.as);
+    c = probe_cpu(ProbeOptions{o.quick, d.id, version_string()}, d);
+  }
+  return to_toml(c);
+}
+
+Document run_probe_compare(const Catalog& catalog, const std::string& path) {
+  Calibration c = load_calibration(path);
+  const Device d = resolve_device(catalog, c.accelerator);
+  finish_calibration(c, d);
+  Document doc;
+  Table t;
+  t.title = fmt::format("{}: measured on {} ({}) against catalog {}", path, c.device_name, c.created, d.id);
+  t.headers = {"metric", "measured", "catalog", "ratio", "status"};
+  t.right = {false, true, true, true, false};
+  Value rows = Value::array();
+  for (const auto& m : c.measurements) {
+    double ref = 0;
+    std::string ref_name;
+    const std::string dtype = m.metric.rfind("gemm_", 0) == 0 ? m.metric.substr(5) : std::string();
+    if (dtype == "fp32" || dtype == "tf32" || dtype == "bf16" || dtype == "fp16" || dtype == "fp8") {
+      const DType dt = parse_dtype(dtype);
+      if (d.peak[static_cast<int>(dt)] > 0) ref = d.peak[static_cast<int>(dt)], ref_name = "dense peak";
+    } else if (m.metric.rfind("hbm_", 0) == 0 || m.metric == "stream_triad") {
+      ref = d.memory_bw.value(), ref_name = "memory bandwidth";
+    } else if (m.metric == "h2d_pinned" || m.metric == "d2h_pinned") {
+      ref = d.host.bw_per_direction.value(), ref_name = "host link";
+    } else if (m.metric.rfind("p2p_", 0) == 0) {
+      ref = d.scale_up.bw_per_direction.value(), ref_name = "scale-up link";
+    }
+    const bool rate = m.unit != "s";
+    auto show = [&](double v) { return rate ? format_si(v, m.unit) : format_duration(v); };
+    t.add_row({m.metric, m.status.rfind("unsupported", 0) == 0 ? "-" : show(m.value), ref > 0 ? show(ref) : "-",
+               ref > 0 && m.value > 0 ? format_sig(m.value / ref) : "-", m.status});
+    Value r = Value::object();
+    r.set("metric", m.metric);
+    r.set("measured", m.value);
+    r.set("unit", m.unit);
+    r.set("catalog", ref > 0 ? Value(ref) : Value());
+    r.set("catalog_figure", ref_name);
+    r.set("ratio", ref > 0 && m.value > 0 ? Value(m.value / ref) : Value());
+    r.set("status", m.status);
+    rows.push(r);
+  }
+  doc.tables.push_back(t);
+  Value v = Value::object();
+  v.set("file", path);
+  v.set("accelerator", d.id);
+  v.set("device_name", c.device_name);
+  v.set("kind", c.kind);
+  v.set("measurements", rows);
+  if (c.gemm_curve) {
+    Value cv = Value::object();
+    cv.set("dtype", c.gemm_dtype);
+    cv.set("max", c.gemm_curve->max);
+    cv.set("half", c.gemm_curve->half);
+    cv.set("rms", c.gemm_curve->rms);
+    v.set("gemm_curve", cv);
+    doc.lines.push_back(fmt::format("GEMM curve ({}): efficiency = {:.3f} / (1 + 3 x {:.0f} / n), fitted to {} sizes, rms {:.1f}%",
+                                    c.gemm_dtype, c.gemm_curve->max, c.gemm_curve->half, c.gemm_curve->points,
+                                    100 * c.gemm_curve->rms));
+  }
+  doc.data = v;
+  return doc;
+}
+
+}  // namespace gpuplan

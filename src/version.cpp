@@ -1,0 +1,5 @@
+#include "gpuplan/commands.hpp"
+
+namespace gpuplan {
+const char* version_string() { return "gpuplan " GPUPLAN_VERSION; }
+}  // namespace gpuplan

@@ -1,0 +1,132 @@
+// Calibration: statistics, the curve fit on synthetic data with a known answer, the file round
+// trip, its use by the models, and the refusal of a file measured on another device.
+#include <catch2/catch.hpp>
+
+#include "gpuplan/calibration/calibration.hpp"
+#include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/error.hpp"
+
+using namespace gpuplan;
+using Approx = Catch::Detail::Approx;
+
+namespace {
+Calibration sample() {
+  Calibration c;
+  c.tool = "test";
+  c.created = "2026-12-02T00:00:00Z";
+  c.kind = "cuda";
+  c.device_name = "NVIDIA H100 80GB HBM3";
+  c.accelerator = "h100-sxm";
+  c.facts = {{"note", "quote \" and backslash \\"}, {"sms", "132"}};  // sorted by key, as files keep them
+  Measurement g{"gemm_bf16", 7.0e14, "FLOP/s", summarize({6.9e14, 7.0e14, 7.1e14}), "cuBLASLt", "n = 8192", "ok"};
+  Measurement m{"hbm_triad", 2.9e12, "B/s", summarize({2.9e12}), "kernel", "1 GiB", "ok"};
+  Measurement u{"gemm_fp8", 0, "FLOP/s", {}, "", "", "unsupported: test"};
+  c.measurements = {g, m, u};
+  return c;
+}
+}  // namespace
+
+TEST_CASE("Sample statistics use the median and interpolated percentiles") {
+  Stats s = summarize({5, 1, 4, 2, 3});
+  CHECK(s.median == 3);
+  CHECK(s.p10 == Approx(1.4));
+  CHECK(s.p90 == Approx(4.6));
+  CHECK(s.max == 5);
+  CHECK(s.n == 5);
+  // Sample standard deviation sqrt(2.5) over the mean 3.
+  CHECK(s.cv == Approx(std::sqrt(2.5) / 3));
+  CHECK(summarize({}).n == 0);
+}
+
+TEST_CASE("The GEMM curve fit recovers a known curve") {
+  // eff(n) = 0.8 / (1 + 3 x 512 / n), exactly.
+  std::vector<CurvePoint> pts;
+  for (double n : {256.0, 512.0, 1024.0, 4096.0, 16384.0}) pts.push_back({n, 0.8 / (1 + 3 * 512 / n)});
+  CurveFit f = fit_gemm_curve(pts);
+  CHECK(f.max == Approx(0.8).epsilon(1e-9));
+  CHECK(f.half == Approx(512).epsilon(1e-9));
+  CHECK(f.rms < 1e-9);
+  CHECK_THROWS_AS(fit_gemm_curve({{1024, 0.5}}), Error);
+}
+
+TEST_CASE("A calibration file survives a round trip") {
+  Calibration c = sample();
+  c.gemm_dtype = "bf16";
+  c.gemm_points = {{1024, 0.5}, {8192, 0.75}};
+  c.gemm_curve = fit_gemm_curve(c.gemm_points);
+  Calibration r = parse_calibration(to_toml(c), "mem.toml");
+  CHECK(r.schema == 1);
+  CHECK(r.kind == "cuda");
+  CHECK(r.device_name == c.device_name);
+  CHECK(r.accelerator == "h100-sxm");
+  CHECK(r.facts == c.facts);
+  REQUIRE(r.measurements.size() == 3);
+  CHECK(r.measurements[0].value == 7.0e14);
+  CHECK(r.measurements[0].stats.p90 == c.measurements[0].stats.p90);
+  CHECK(r.measurements[2].status == "unsupported: test");
+  CHECK(r.find("gemm_fp8") == nullptr);  // unsupported is not a figure
+  REQUIRE(r.gemm_curve);
+  CHECK(r.gemm_curve->max == c.gemm_curve->max);
+  CHECK(r.gemm_points.size() == 2);
+  CHECK(to_toml(r) == to_toml(c));
+}
+
+TEST_CASE("Malformed calibration files are refused with their position") {
+  auto msg = [](const char* text) {
+    try {
+      parse_calibration(text, "c.toml");
+    } catch (const Error& e) {
+      CHECK(e.code() == Exit::data);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(msg("schema = 2\nkind = \"cpu\"\ndevice_name = \"x\"\naccelerator = \"cpu-desktop\"\n") ==
+        "c.toml:1:10: error: schema 2 is not supported; this gpuplan reads schema 1");
+  CHECK(msg("schema = 1\ndevice_name = \"x\"\naccelerator = \"a\"\n").find("missing 'kind'") != std::string::npos);
+  CHECK(msg("schema = 1\nkind = \"tpu\"\ndevice_name = \"x\"\naccelerator = \"a\"\n").find("c.toml:2:8: error: 'kind' must be cpu or cuda") == 0);
+  CHECK(msg("schema = [").rfind("c.toml:1:", 0) == 0);
+  CHECK(msg("schema = 1\nkind = \"cpu\"\ndevice_name = \"x\"\naccelerator = \"a\"\n[[measurement]]\nmetric = \"m\"\nvalue = \"fast\"\nunit = \"B/s\"\n")
+            .find("'value' must be a number") != std::string::npos);
+}
+
+TEST_CASE("A calibration replaces the default efficiencies of its device only") {
+  Catalog cat = Catalog::builtin();
+  Device h100 = resolve_device(cat, "h100-sxm");
+  Calibration c = sample();
+  Efficiency e = default_efficiency(h100.family);
+  auto notes = apply_calibration(c, h100, DType::bf16, e);
+  CHECK(e.gemm_max == Approx(7.0e14 / 989.4e12).epsilon(1e-3));
+  CHECK(e.memory == Approx(2.9e12 / 3.35e12).epsilon(1e-3));
+  CHECK(e.origin == "calibration");
+  CHECK(notes.size() == 2);
+  // Decode scales with the measured streaming against the family default (0.88 for Hopper).
+  DecodeEfficiency d = decode_efficiency(h100);
+  apply_calibration(c, h100, d);
+  CHECK(d.bandwidth == Approx(0.72 * (2.9e12 / 3.35e12) / 0.88).epsilon(1e-3));
+  // A fitted curve wins over the single best figure.
+  c.gemm_dtype = "bf16";
+  c.gemm_points = {{1024, 0.4}, {8192, 0.7}};
+  c.gemm_curve = fit_gemm_curve(c.gemm_points);
+  Efficiency e2 = default_efficiency(h100.family);
+  apply_calibration(c, h100, DType::bf16, e2);
+  CHECK(e2.gemm_max == c.gemm_curve->max);
+  CHECK(e2.gemm_half == c.gemm_curve->half);
+  // Measured on an H100, refused for an A100.
+  CHECK_NOTHROW(check_calibration_for(c, h100, "h100.toml"));
+  CHECK_THROWS_AS(check_calibration_for(c, resolve_device(cat, "a100-80gb"), "h100.toml"), Error);
+}
+
+TEST_CASE("CUDA probe curve points in FLOP/s become efficiencies against the catalog peak") {
+  Catalog cat = Catalog::builtin();
+  Device h100 = resolve_device(cat, "h100-sxm");
+  Calibration c = sample();
+  c.gemm_dtype = "bf16";
+  c.gemm_points_unit = "FLOP/s";
+  c.gemm_points = {{1024, 0.4 * 989.4e12}, {8192, 0.7 * 989.4e12}};
+  finish_calibration(c, h100);
+  CHECK(c.gemm_points_unit == "efficiency");
+  CHECK(c.gemm_points[1].efficiency == Approx(0.7));
+  REQUIRE(c.gemm_curve);
+  CHECK(c.gemm_curve->points == 2);
+}
