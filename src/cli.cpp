@@ -12,6 +12,8 @@
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/output.hpp"
+#include "gpuplan/plan/plan.hpp"
+#include "gpuplan/plan/report.hpp"
 
 namespace gpuplan {
 namespace {
@@ -212,6 +214,46 @@ int cli_main(int argc, char** argv) {
       return 0;
     };
   });
+  std::string plan_file, plan_out, plan_get_path;
+  bool plan_force = false, plan_init = false;
+  auto* plan = app.add_subcommand("plan", "Evaluate a TOML plan file: scenarios, sweeps, constraints, sensitivity, reports");
+  plan->add_option("file", plan_file, "The plan file (gpuplan plan --init writes a template)");
+  plan->add_flag("--init", plan_init, "Print a commented template plan");
+  plan->add_option("-o,--output", plan_out, "Write the report here (atomically) instead of stdout");
+  plan->add_flag("--force", plan_force, "Replace an existing output file");
+  plan->add_option("--get", plan_get_path, "Print one value, e.g. scenarios.h100-owned.cost_usd.owned_tco");
+  plan->add_option("--format", g.format, "Output format: table, json, csv, markdown or html")->capture_default_str();
+  plan->add_option("--catalog", g.catalogs, "Extra catalog file or directory (repeatable; overrides by id)");
+  plan->callback([&] {
+    action = [&] {
+      if (!plan_out.empty()) {
+        if (std::filesystem::is_directory(plan_out)) fail(Exit::cant_create, "cannot write '" + plan_out + "': it is a directory");
+        if (!plan_force && std::filesystem::exists(plan_out))
+          fail(Exit::cant_create, "'" + plan_out + "' exists; use --force to replace it");
+      }
+      std::string out;
+      int rc = 0;
+      if (plan_init) {
+        if (!plan_file.empty()) fail(Exit::usage, "give --init or a plan file, not both");
+        out = plan_template();
+      } else {
+        if (plan_file.empty()) fail(Exit::usage, "plan needs a plan file (or --init for a template)");
+        if (g.format != "html") parse_format(g.format);
+        const PlanRun run = run_plan(load_catalog(g), plan_file);
+        rc = run.all_pass ? 0 : static_cast<int>(Exit::constraints);
+        if (!plan_get_path.empty()) {
+          const Value* v = plan_get(run.report, plan_get_path);
+          if (!v) fail(Exit::usage, "--get '" + plan_get_path + "' matches nothing in the report (try --format json to see the keys)");
+          out = (v->type() == Value::Type::object || v->type() == Value::Type::array) ? to_json(*v) + "\n" : scalar_text(*v) + "\n";
+        } else {
+          out = render_plan(run, g.format);
+        }
+      }
+      if (plan_out.empty()) std::fwrite(out.data(), 1, out.size(), stdout);
+      else write_file_atomic(plan_out, out, plan_force);
+      return rc;
+    };
+  });
   auto* power = app.add_subcommand("power", "Size a facility: nodes, racks, fabric, IT and facility power, energy and cost per year");
   add_settings(power, "gb");
   power->callback([&] { action = [&] { apply_all(); print(run_power(load_catalog(g), scenario, run_opts), g); return 0; }; });
@@ -235,7 +277,7 @@ int cli_main(int argc, char** argv) {
       print_error(msg + " (see 'gpuplan --help')");
       return static_cast<int>(Exit::usage);
     }
-    parse_format(g.format);  // reject a bad --format before doing any work
+    if (g.format != "html" || !plan->parsed()) parse_format(g.format);  // reject a bad --format before doing any work
     return action ? action() : 0;
   } catch (const Error& e) {
     print_error(e.what());

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpuplan/error.hpp"
@@ -22,6 +23,10 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
   std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
   const int fd = mkstemp(tmpl.data());
   if (fd < 0) fail(Exit::cant_create, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  // mkstemp creates 0600; give the file the mode a plain open() would (0666 less the umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);

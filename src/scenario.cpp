@@ -64,7 +64,8 @@ const std::vector<std::string>& setting_names() {
       "site", "pue", "power-fraction", "buy", "years", "utilisation", "cloud", "committed", "price", "capex",
       "staff", "facility-cost", "storage", "storage-units", "checkpoint-every", "epochs", "bytes-per-token",
       "oversubscription", "runtime", "kv-dtype", "prompt-tokens", "output-tokens", "rate", "users", "think-time",
-      "ttft", "tpot", "strict", "host", "calibration"};
+      "ttft", "tpot", "strict", "host", "calibration", "efficiency-scale", "price-scale", "pue-scale", "tokens-scale",
+      "power-scale"};
   return names;
 }
 
@@ -149,6 +150,15 @@ void apply_setting(Scenario& s, const std::string& name, const std::string& valu
   } else if (name == "strict") s.strict = boolean(name, value);
   else if (name == "host") s.host = value;
   else if (name == "calibration") s.calibration = value;
+  else if (name.size() > 6 && name.substr(name.size() - 6) == "-scale") {
+    const double v = quantity(name, value, QuantityKind::real);
+    if (v < 0.1 || v > 10) fail(Exit::usage, fmt::format("--{} '{}' must be from 0.1 to 10", name, value));
+    (name == "efficiency-scale" ? s.efficiency_scale
+     : name == "price-scale"    ? s.price_scale
+     : name == "pue-scale"      ? s.pue_scale
+     : name == "tokens-scale"   ? s.tokens_scale
+                                : s.power_scale) = v;
+  }
   else if (name == "context") s.context = positive_int(name, value, 100000000);
   else if (name == "batch") s.batch = positive_int(name, value, 1000000);
   else if (name == "site") s.site = value;
@@ -249,6 +259,13 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.eff = default_efficiency(j.device.family);
   j.facility = resolve_facility(s, catalog, j.device);
   resolve_calibration(s, j);
+  if (s.efficiency_scale != 1) {
+    Efficiency& e = j.step.eff;
+    e.gemm_max = std::min(1.0, e.gemm_max * s.efficiency_scale);
+    e.gemm_max_fp8 = std::min(1.0, e.gemm_max_fp8 * s.efficiency_scale);
+    e.memory = std::min(1.0, e.memory * s.efficiency_scale);
+    j.assumptions.push_back(fmt::format("efficiency scaled by {} (efficiency-scale)", s.efficiency_scale));
+  }
   return j;
 }
 
@@ -374,7 +391,7 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
   st.id = site.id;
   st.name = site.text("name");
   st.source = site.text("source");
-  st.pue = s.pue ? *s.pue : site.number("pue");
+  st.pue = std::max(1.0, (s.pue ? *s.pue : site.number("pue")) * s.pue_scale);
   st.electricity = usd_per_joule(site.number("usd_per_kwh") / 3.6e6);  // the catalog keeps USD per kWh
   st.gco2_per_kwh = site.number("grid_gco2_per_kwh");
   st.rack_power = watts(site.number("rack_power_w"));
@@ -407,9 +424,9 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
   }
   if (f.node.max_power.value() > 0)
     f.assumptions.push_back(assume("node nameplate power", f.node.max_power.value(), "W", f.node.origin));
-  f.power_fraction = s.power_fraction;
-  f.assumptions.push_back(assume("average draw / nameplate", s.power_fraction, "",
-                                 s.power_fraction == default_power_fraction
+  f.power_fraction = std::min(1.0, s.power_fraction * s.power_scale);
+  f.assumptions.push_back(assume("average draw / nameplate", f.power_fraction, "",
+                                 f.power_fraction == default_power_fraction
                                      ? "default: Newkirk et al. 2025 (arXiv 2506.14551), H100 nodes training at 76% of 10.2 kW"
                                      : "set: power-fraction"));
   f.scale_out = d.scale_out;
@@ -448,6 +465,11 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
     f.assumptions.push_back(assume("purchase price", *s.capex, "USD/device", "set: capex"));
   } else {
     f.purchase = pick_purchase(catalog, d, f);
+  }
+  if (s.price_scale != 1) {
+    if (f.cloud) f.cloud->value *= s.price_scale;
+    if (f.purchase) f.purchase->value *= s.price_scale;
+    f.assumptions.push_back(assume("prices scaled", s.price_scale, "", "set: price-scale"));
   }
   f.assumptions.push_back(assume("amortisation life", s.years, "years", s.has("years") ? "set: years" : "default"));
   f.assumptions.push_back(assume("utilisation of an owned cluster", s.utilisation, "",

@@ -59,6 +59,15 @@ std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o);
 // gpuplan probe --compare FILE: measured against the catalog's figures.
 Document run_probe_compare(const Catalog& catalog, const std::string& path);
 
+// gpuplan plan FILE: every scenario evaluated, with verdicts and sensitivity.
+struct PlanRun {
+  Value report;
+  bool all_pass = true;
+};
+PlanRun run_plan(const Catalog& catalog, const std::string& path);
+// table, markdown, csv, json or html.
+std::string render_plan(const PlanRun& run, const std::string& format);
+
 // "gpuplan 0.1.0"
 const char* version_string();
 

@@ -49,6 +49,9 @@ struct Scenario {
   bool strict = false;
   std::string host;           // host CPU for offloaded layers; empty: by device
   std::string calibration;    // calibration file; empty: the default location when present
+  // Multipliers for sensitivity studies (plan files vary them): GEMM and memory efficiency,
+  // every price, PUE, the token budget, the average power draw.
+  double efficiency_scale = 1, price_scale = 1, pue_scale = 1, tokens_scale = 1, power_scale = 1;
   // The bill: site, power, prices, storage.
   std::string site = "us-average";
   std::optional<double> pue;

@@ -124,7 +124,8 @@ std::string convert(const FieldSpec& spec, const toml::node& node, FieldValue& o
 
 }  // namespace
 
-bool Catalog::merge_text(std::string_view text, const std::string& path, std::vector<Diagnostic>& diags) {
+bool Catalog::merge_text(std::string_view text, const std::string& path, std::vector<Diagnostic>& diags,
+                         std::string_view under) {
   std::size_t before = diags.size();
   toml::table doc;
   try {
@@ -136,7 +137,17 @@ bool Catalog::merge_text(std::string_view text, const std::string& path, std::ve
   std::vector<std::string> kind_names;
   for (const auto& k : catalog_kinds()) kind_names.emplace_back(k.kind);
 
-  for (const auto& [kind_key, kind_node] : doc) {
+  const toml::table* root = &doc;
+  if (!under.empty()) {
+    const toml::node* sub = doc.get(under);
+    if (!sub) return true;
+    root = sub->as_table();
+    if (!root) {
+      diags.push_back({where(sub->source(), path), fmt::format("'{}' must be a table of catalog kinds such as [{}.accelerators.my-id]", under, under)});
+      return false;
+    }
+  }
+  for (const auto& [kind_key, kind_node] : *root) {
     std::string kind_name(kind_key.str());
     const KindSpec* spec = find_kind(kind_name);
     if (!spec || spec->kind != kind_name) {

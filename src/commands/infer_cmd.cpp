@@ -110,10 +110,9 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   // A model of the deployment, with measured figures in place of the defaults when calibrated.
   auto build = [&](const InferSettings& settings) {
     InferModel x = make_infer_model(m, j.params, j.device, host, settings);
-    if (j.calibration) {
-      x.compute = j.step.eff;
-      apply_calibration(*j.calibration, j.device, x.decode);
-    }
+    if (j.calibration) apply_calibration(*j.calibration, j.device, x.decode);
+    x.compute = j.step.eff;  // calibrated and scaled
+    x.decode.bandwidth = std::min(1.0, x.decode.bandwidth * s.efficiency_scale);
     return x;
   };
   if (!s.layout.tp) {

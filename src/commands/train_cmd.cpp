@@ -37,6 +37,15 @@ Value candidate_json(const Candidate& c, const Job& j, int gpus) {
   v.set("mfu", c.time.model_flops / c.time.total / peak_total(j, gpus));
   v.set("hfu", c.time.hardware_flops / c.time.total / peak_total(j, gpus));
   v.set("memory_per_gpu_bytes", std::round(c.memory.total().value()));
+  Value mb = Value::object();
+  mb.set("weights", std::round(c.memory.weights.value()));
+  mb.set("gradients", std::round(c.memory.gradients.value()));
+  mb.set("optimizer", std::round(c.memory.optimizer.value()));
+  mb.set("activations", std::round(c.memory.activations.value()));
+  mb.set("buffers", std::round(c.memory.buffers.value()));
+  mb.set("reserve", std::round(c.memory.reserve.value()));
+  v.set("memory_breakdown_bytes", mb);
+  v.set("capacity_bytes", j.device.usable_memory().value());
   return v;
 }
 
@@ -127,7 +136,7 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
 Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
   Job j = resolve(s, catalog);
   StepModel sm = step_model(j);
-  const double tokens = s.tokens > 0 ? s.tokens : 20 * j.params.total;
+  const double tokens = (s.tokens > 0 ? s.tokens : 20 * j.params.total) * s.tokens_scale;
   int gpus = s.gpus;
   SearchResult r;
   if (gpus <= 0 && s.deadline_s <= 0) fail(Exit::usage, "train needs --gpus N or a deadline (--weeks or --days)");

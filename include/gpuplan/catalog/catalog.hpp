@@ -44,7 +44,9 @@ public:
 
   // Merges one TOML document. Records with a known id override field by field; new ids
   // must carry every required field. Appends problems to diags; returns false on any.
-  bool merge_text(std::string_view text, const std::string& path, std::vector<Diagnostic>& diags);
+  // With `under`, only that top-level table is read (a plan file's [catalog.*] records).
+  bool merge_text(std::string_view text, const std::string& path, std::vector<Diagnostic>& diags,
+                  std::string_view under = {});
   // Reads a file or every *.toml in a directory (sorted). Throws Error(no_input) when
   // it cannot be read.
   bool merge_path(const std::string& path, std::vector<Diagnostic>& diags);

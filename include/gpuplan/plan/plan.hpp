@@ -1,0 +1,68 @@
+#pragma once
+// Plan files: a procurement review's scenarios in one TOML file. [plan] describes it,
+// [defaults] holds settings every scenario shares, [[scenario]] tables add or override
+// settings (a setting is a CLI flag's name and value, applied by the same apply_setting), list
+// values sweep (cartesian, or zip on request), [constraints] give each scenario a verdict,
+// [catalog.KIND.ID] adds inline records, [sensitivity] varies inputs for a tornado table.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpuplan/report/value.hpp"
+
+namespace gpuplan {
+
+struct PlanSetting {
+  std::string key, value;
+  std::string where;  // "file:line:col" of the value
+};
+
+struct Constraints {
+  std::optional<double> budget_usd, max_facility_mw, deadline_s, max_racks, max_gpus;
+};
+
+struct PlanScenario {
+  std::string name;
+  std::string command = "train";  // train or infer
+  std::vector<PlanSetting> settings;
+  Constraints constraints;
+  std::string where;
+};
+
+// Inputs a sensitivity study may vary, each by +- a fraction, and the setting that scales it.
+struct SensitivityInput {
+  std::string name;  // mfu, price, pue, tokens, power
+  double by = 0;
+};
+
+struct Plan {
+  std::string path, title, description, author, date;
+  std::vector<PlanScenario> scenarios;
+  std::vector<SensitivityInput> sensitivity;
+};
+
+// Largest plan file and largest sweep accepted.
+constexpr std::size_t max_plan_bytes = 1 << 20;
+constexpr std::size_t max_plan_scenarios = 500;
+
+// Parses and expands a plan; errors are Error(data) "file:line:col: error: ...".
+Plan parse_plan(std::string_view text, const std::string& path);
+// Reads a plan file: Error(no_input) when missing or a directory; Error(data) when too large or binary.
+std::string read_plan_text(const std::string& path);
+
+// The setting that scales a sensitivity input ("mfu" -> "efficiency-scale").
+std::string sensitivity_setting(const std::string& input);
+
+struct Verdict {
+  bool pass = true;
+  std::vector<std::string> reasons;
+};
+// Checks a scenario's result (the JSON of train or infer) against its constraints.
+Verdict check_constraints(const Constraints& c, const Value& result, const std::string& command, bool owned);
+
+// A commented template for `gpuplan plan --init`.
+std::string plan_template();
+
+}  // namespace gpuplan

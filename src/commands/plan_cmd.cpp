@@ -1,0 +1,173 @@
+// `gpuplan plan FILE`: evaluate every scenario of a plan file with the train and infer
+// commands, check constraints, vary the sensitivity inputs, and report in every format.
+#include <fmt/format.h>
+
+#include "gpuplan/commands.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+#include "gpuplan/plan/plan.hpp"
+#include "gpuplan/plan/report.hpp"
+
+namespace gpuplan {
+namespace {
+
+// Errors of one scenario as the plan file's errors: the value that caused them when it can be
+// found (an unknown id is quoted in the message), else the scenario table.
+[[noreturn]] void rethrow_at(const Error& e, const PlanScenario& ps) {
+  const std::string msg = e.what();
+  for (const auto& s : ps.settings)
+    if (msg.find("'" + s.value + "'") != std::string::npos) fail(Exit::data, fmt::format("{}: error: {}", s.where, msg));
+  fail(Exit::data, fmt::format("{}: error: scenario '{}': {}", ps.where, ps.name, msg));
+}
+
+Scenario scenario_of(const PlanScenario& ps) {
+  Scenario s;
+  for (const auto& st : ps.settings) {
+    try {
+      apply_setting(s, st.key, st.value);
+    } catch (const Error& e) {
+      fail(Exit::data, fmt::format("{}: error: {}", st.where, e.what()));
+    }
+  }
+  return s;
+}
+
+Value evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s) {
+  RunOptions o;
+  return (ps.command == "infer" ? run_infer(cat, s, o) : run_train(cat, s, o)).data;
+}
+
+std::optional<double> number_at(const Value& v, const char* path) {
+  const Value* x = find_path(v, path);
+  if (x && x->type() == Value::Type::number) return x->as_number();
+  return std::nullopt;
+}
+
+// The headline cost and time the tornado reports.
+std::pair<std::optional<double>, std::optional<double>> cost_and_time(const Value& r, const std::string& command, bool owned) {
+  if (command == "infer") return {number_at(r, "usd_per_million_tokens"), number_at(r, "tpot_s")};
+  return {number_at(r, owned ? "cost_usd.owned_tco" : "cost_usd.cloud"), number_at(r, "wall_clock_days")};
+}
+
+}  // namespace
+
+PlanRun run_plan(const Catalog& base, const std::string& path) {
+  const std::string text = read_plan_text(path);
+  Plan p = parse_plan(text, path);
+  Catalog cat = base;
+  std::vector<Diagnostic> diags;
+  if (!cat.merge_text(text, path, diags, "catalog")) {
+    // One line: the first problem, and how many more there are.
+    std::string msg = diags.front().text();
+    if (diags.size() > 1) msg += fmt::format(" (and {} more)", diags.size() - 1);
+    fail(Exit::data, msg);
+  }
+  Value report = Value::object();
+  report.set("tool", version_string());
+  Value plan = Value::object();
+  plan.set("title", p.title);
+  plan.set("description", p.description);
+  plan.set("author", p.author);
+  plan.set("date", p.date);
+  plan.set("file", path);
+  report.set("plan", plan);
+  Value scenarios = Value::array();
+  PlanRun run;
+  int passed = 0;
+  std::string cheapest, fastest;
+  double best_cost = 0, best_time = 0;
+  for (const auto& ps : p.scenarios) {
+    const Scenario s = scenario_of(ps);
+    Value out = Value::object();
+    out.set("name", ps.name);
+    out.set("command", ps.command);
+    Value settings = Value::object();
+    for (const auto& st : ps.settings) settings.set(st.key, st.value);
+    Value result;
+    Verdict verdict;
+    try {
+      result = evaluate(cat, ps, s);
+      verdict = check_constraints(ps.constraints, result, ps.command, s.buy);
+    } catch (const Error& e) {
+      if (e.code() != Exit::no_answer) rethrow_at(e, ps);
+      verdict.pass = false;
+      verdict.reasons.push_back(std::string("no answer: ") + e.what());
+    }
+    out.set("verdict", verdict.pass ? "pass" : "fail");
+    Value reasons = Value::array();
+    for (const auto& r : verdict.reasons) reasons.push(r);
+    out.set("reasons", reasons);
+    out.set("settings", settings);
+    out.set("cost_headline", s.buy ? "owned" : "cloud");
+    if (result.type() == Value::Type::object)
+      for (const auto& [k, v] : result.members()) out.set(k, v);
+    // Sensitivity: each input scaled by 1 -+ its fraction, the rest as given.
+    Value sens = Value::array();
+    if (result.type() == Value::Type::object) {
+      for (const auto& in : p.sensitivity) {
+        Value row = Value::object();
+        row.set("input", in.name);
+        row.set("by", in.by);
+        for (const char* side : {"low", "high"}) {
+          const double factor = side[0] == 'l' ? 1 - in.by : 1 + in.by;
+          Scenario varied = s;
+          apply_setting(varied, sensitivity_setting(in.name), fmt::format("{}", factor));
+          std::optional<double> cost, time;
+          try {
+            std::tie(cost, time) = cost_and_time(evaluate(cat, ps, varied), ps.command, s.buy);
+          } catch (const Error&) {
+            // A variation with no answer (nothing fits) leaves its cell empty.
+          }
+          row.set(fmt::format("cost_{}", side), cost ? Value(*cost) : Value());
+          row.set(fmt::format("time_{}", side), time ? Value(*time) : Value());
+        }
+        sens.push(row);
+      }
+    }
+    out.set("sensitivity", sens);
+    if (verdict.pass) {
+      ++passed;
+      auto [cost, time] = cost_and_time(result, ps.command, s.buy);
+      if (cost && (cheapest.empty() || *cost < best_cost)) cheapest = ps.name, best_cost = *cost;
+      if (time && (fastest.empty() || *time < best_time)) fastest = ps.name, best_time = *time;
+    }
+    scenarios.push(out);
+  }
+  report.set("scenarios", scenarios);
+  Value summary = Value::object();
+  summary.set("scenarios", static_cast<int>(p.scenarios.size()));
+  summary.set("pass", passed);
+  summary.set("fail", static_cast<int>(p.scenarios.size()) - passed);
+  summary.set("cheapest_passing", cheapest);
+  summary.set("fastest_passing", fastest);
+  report.set("summary", summary);
+  run.all_pass = passed == static_cast<int>(p.scenarios.size());
+  run.report = report;
+  return run;
+}
+
+std::string render_plan(const PlanRun& run, const std::string& format) {
+  if (format == "html") return plan_html(run.report);
+  if (format == "csv") return plan_csv(run.report);
+  const Format f = parse_format(format);
+  if (f == Format::json) return to_json(run.report) + "\n";
+  // A header saying what the plan is, then the tables.
+  const Value& plan = *run.report.find("plan");
+  auto field = [&](const char* k) { return plan.find(k)->as_string(); };
+  std::string who;
+  for (const char* k : {"author", "date", "file"})
+    if (!field(k).empty()) who += (who.empty() ? "" : " · ") + field(k);
+  std::string head;
+  if (f == Format::markdown) {
+    head = "# " + (field("title").empty() ? field("file") : field("title")) + "\n\n";
+    if (!field("description").empty()) head += field("description") + "\n\n";
+    head += "_" + who + " · " + version_string() + "_\n\n";
+  } else if (f == Format::table) {
+    head = (field("title").empty() ? field("file") : field("title")) + "\n";
+    if (!field("description").empty()) head += field("description") + "\n";
+    head += who + "\n\n";
+  }
+  return head + render(plan_document(run.report), f);
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,395 @@
+#include "gpuplan/plan/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "gpuplan/format.hpp"
+
+namespace gpuplan {
+namespace {
+
+std::optional<double> num(const Value& v, const std::string& path) {
+  const Value* x = find_path(v, path);
+  if (x && x->type() == Value::Type::number) return x->as_number();
+  return std::nullopt;
+}
+std::string text(const Value& v, const std::string& key) {
+  const Value* x = v.find(key);
+  return x && x->type() == Value::Type::string ? x->as_string() : std::string();
+}
+
+// The rows of the comparison: label, JSON path, formatter, and which command has it.
+struct Metric {
+  const char* label;
+  const char* path;
+  std::string (*show)(double);
+  const char* command;  // "" for both
+};
+std::string show_int(double v) { return fmt::format("{}", static_cast<long long>(std::llround(v))); }
+std::string show_days(double v) { return format_sig(v) + " d"; }
+std::string show_pct(double v) { return format_sig(100 * v) + "%"; }
+std::string show_usd(double v) { return format_usd(v); }
+std::string show_mw(double v) { return format_sig(v) + " MW"; }
+std::string show_mwh(double v) { return format_si(v * 1e6, "Wh"); }
+std::string show_t(double v) { return format_si(v, "t"); }
+std::string show_s(double v) { return format_duration(v); }
+std::string show_rate(double v) { return format_si(v, "tokens/s"); }
+std::string show_kwh(double v) { return format_sig(v) + " kWh"; }
+std::string show_si(double v) { return format_si(v, ""); }
+std::string show_bytes(double v) { return format_iec(v); }
+
+const std::vector<Metric>& metrics() {
+  static const std::vector<Metric> m{
+      {"devices", "gpus", show_int, ""},
+      {"wall clock", "wall_clock_days", show_days, "train"},
+      {"GPU-hours", "gpu_hours", show_si, "train"},
+      {"MFU", "mfu", show_pct, "train"},
+      {"memory per device", "memory_per_gpu_bytes", show_bytes, "train"},
+      {"replicas", "replicas", show_int, "infer"},
+      {"TTFT", "ttft_s", show_s, "infer"},
+      {"TPOT", "tpot_s", show_s, "infer"},
+      {"output throughput", "throughput_tokens_per_s", show_rate, "infer"},
+      {"$ per million tokens", "usd_per_million_tokens", show_usd, "infer"},
+      {"kWh per million tokens", "kwh_per_million_tokens", show_kwh, "infer"},
+      {"facility power (peak)", "power.facility_mw_peak", show_mw, ""},
+      {"racks", "power.racks", show_int, ""},
+      {"energy", "energy_mwh", show_mwh, "train"},
+      {"carbon (t CO2e)", "co2_t", show_t, "train"},
+      {"cloud cost", "cost_usd.cloud", show_usd, "train"},
+      {"owned: run's share", "cost_usd.owned_run", show_usd, "train"},
+      {"owned: cost of ownership", "cost_usd.owned_tco", show_usd, "train"},
+      {"cloud cost per hour", "cost_usd_per_hour.cloud", show_usd, "infer"},
+      {"owned cost per hour", "cost_usd_per_hour.owned_run", show_usd, "infer"},
+  };
+  return m;
+}
+
+std::string cell(const Value& s, const Metric& m) {
+  if (*m.command && text(s, "command") != m.command) return "";
+  auto v = num(s, m.path);
+  return v ? m.show(*v) : "-";
+}
+
+// The headline cost and time of a scenario (what the charts and the tornado show).
+struct Headline {
+  std::optional<double> cost, time;
+  std::string cost_label, time_label;
+};
+Headline headline(const Value& s) {
+  Headline h;
+  const bool owned = text(s, "cost_headline") == "owned";
+  if (text(s, "command") == "infer") {
+    h.cost = num(s, "usd_per_million_tokens"), h.cost_label = "$ per million output tokens";
+    h.time = num(s, "tpot_s"), h.time_label = "time per output token (s)";
+  } else {
+    h.cost = owned ? num(s, "cost_usd.owned_tco") : num(s, "cost_usd.cloud");
+    h.cost_label = owned ? "owned cost of ownership ($)" : "cloud cost ($)";
+    h.time = num(s, "wall_clock_days"), h.time_label = "wall clock (days)";
+  }
+  return h;
+}
+
+std::string xml(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+// A horizontal bar chart as inline SVG.
+std::string bars(const std::string& title, const std::vector<std::pair<std::string, double>>& rows,
+                 std::string (*show)(double)) {
+  if (rows.empty()) return {};
+  double top = 0;
+  for (const auto& r : rows) top = std::max(top, r.second);
+  if (top <= 0) top = 1;
+  const int row_h = 26, left = 190, width = 640, bar_w = 330;
+  const int height = 30 + row_h * static_cast<int>(rows.size());
+  std::string s = fmt::format(R"(<figure><svg role="img" aria-label="{0}" viewBox="0 0 {1} {2}" width="{1}" height="{2}" xmlns="http://www.w3.org/2000/svg">)"
+                              R"(<text x="0" y="16" class="t">{0}</text>)",
+                              xml(title), width, height);
+  int y = 28;
+  for (const auto& [label, v] : rows) {
+    const int w = std::max(1, static_cast<int>(std::lround(bar_w * v / top)));
+    s += fmt::format(R"(<text x="{}" y="{}" class="l" text-anchor="end">{}</text><rect x="{}" y="{}" width="{}" height="{}" class="b"/>)"
+                     R"(<text x="{}" y="{}" class="v">{}</text>)",
+                     left - 8, y + 15, xml(label), left, y + 2, w, row_h - 8, left + w + 6, y + 15, xml(show(v)));
+    y += row_h;
+  }
+  return s + "</svg></figure>\n";
+}
+
+// A tornado: for each input, the low and high effect on a value around its base.
+std::string tornado(const std::string& title, double base, const std::vector<std::tuple<std::string, double, double>>& rows,
+                    std::string (*show)(double)) {
+  if (rows.empty() || base <= 0) return {};
+  double span = 0;
+  for (const auto& [n, lo, hi] : rows) span = std::max({span, std::fabs(lo - base), std::fabs(hi - base)});
+  if (span <= 0) span = 1;
+  const int row_h = 26, mid = 330, half = 170, width = 660;
+  const int height = 44 + row_h * static_cast<int>(rows.size());
+  std::string s = fmt::format(R"(<figure><svg role="img" aria-label="{0}" viewBox="0 0 {1} {2}" width="{1}" height="{2}" xmlns="http://www.w3.org/2000/svg">)"
+                              R"(<text x="0" y="16" class="t">{0}</text><line x1="{3}" y1="22" x2="{3}" y2="{2}" class="axis"/>)"
+                              R"(<text x="{3}" y="34" class="v" text-anchor="middle">base {4}</text>)",
+                              xml(title), width, height, mid, xml(show(base)));
+  int y = 40;
+  for (const auto& [name, lo, hi] : rows) {
+    for (double v : {lo, hi}) {
+      const int w = std::max(1, static_cast<int>(std::lround(half * std::fabs(v - base) / span)));
+      const int x = v < base ? mid - w : mid;
+      s += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="{}"/>)", x, y + 2, w, row_h - 8, v < base ? "lo" : "hi");
+    }
+    s += fmt::format(R"(<text x="8" y="{}" class="l">{}</text><text x="{}" y="{}" class="v">{} .. {}</text>)", y + 15, xml(name),
+                     mid + half + 8, y + 15, xml(show(std::min(lo, hi))), xml(show(std::max(lo, hi))));
+    y += row_h;
+  }
+  return s + "</svg></figure>\n";
+}
+
+}  // namespace
+
+const Value* plan_get(const Value& report, const std::string& path) {
+  const Value* cur = &report;
+  std::size_t start = 0;
+  while (cur && start <= path.size()) {
+    const std::size_t dot = path.find('.', start);
+    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (cur->type() == Value::Type::object) {
+      cur = cur->find(part);
+    } else if (cur->type() == Value::Type::array) {
+      const Value* next = nullptr;
+      for (const auto& item : cur->items())
+        if (item.type() == Value::Type::object && item.find("name") && item.find("name")->type() == Value::Type::string &&
+            item.find("name")->as_string() == part)
+          next = &item;
+      if (!next && !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit)) {
+        const std::size_t i = std::stoul(part);
+        if (i < cur->items().size()) next = &cur->items()[i];
+      }
+      cur = next;
+    } else {
+      return nullptr;
+    }
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return cur;
+}
+
+Document plan_document(const Value& report) {
+  Document doc;
+  doc.data = report;
+  const auto& scen = report.find("scenarios")->items();
+  Table cmp;
+  cmp.title = "Comparison";
+  cmp.headers = {"metric"};
+  cmp.right = {false};
+  for (const auto& s : scen) cmp.headers.push_back(text(s, "name")), cmp.right.push_back(true);
+  for (const auto& m : metrics()) {
+    std::vector<std::string> row{m.label};
+    bool any = false;
+    for (const auto& s : scen) {
+      row.push_back(cell(s, m));
+      any = any || (!row.back().empty() && row.back() != "-");
+    }
+    if (any) cmp.add_row(row);
+  }
+  std::vector<std::string> verdict_row{"verdict"};
+  for (const auto& s : scen) verdict_row.push_back(text(s, "verdict"));
+  cmp.add_row(verdict_row);
+  doc.tables.push_back(cmp);
+
+  Table why;
+  why.title = "Constraints";
+  why.headers = {"scenario", "verdict", "reasons"};
+  why.right = {false, false, false};
+  for (const auto& s : scen) {
+    std::string reasons;
+    for (const auto& r : s.find("reasons")->items()) reasons += (reasons.empty() ? "" : "; ") + r.as_string();
+    why.add_row({text(s, "name"), text(s, "verdict"), reasons.empty() ? "all constraints met" : reasons});
+  }
+  doc.tables.push_back(why);
+
+  for (const auto& s : scen) {
+    const Value* sens = s.find("sensitivity");
+    if (!sens || sens->items().empty()) continue;
+    const Headline h = headline(s);
+    Table t;
+    t.title = fmt::format("Sensitivity of {}: {} and {}", text(s, "name"), h.cost_label, h.time_label);
+    t.headers = {"input", "varied by", "cost low", "cost high", "time low", "time high"};
+    t.right = {false, true, true, true, true, true};
+    const bool infer = text(s, "command") == "infer";
+    for (const auto& r : sens->items()) {
+      auto f = [&](const char* k) {
+        auto v = num(r, k);
+        if (!v) return std::string("-");
+        if (k[0] == 'c') return format_usd(*v);
+        return infer ? format_duration(*v) : format_sig(*v) + " d";
+      };
+      t.add_row({text(r, "input"), "+-" + format_sig(100 * num(r, "by").value_or(0)) + "%", f("cost_low"), f("cost_high"),
+                 f("time_low"), f("time_high")});
+    }
+    doc.tables.push_back(t);
+  }
+
+  // Every assumption once, with the scenarios that use it.
+  std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> seen;  // (row, scenarios)
+  for (const auto& s : scen) {
+    const Value* as = s.find("assumptions");
+    if (!as) continue;
+    for (const auto& a : as->items()) {
+      std::vector<std::string> row{text(a, "name"), scalar_text(*a.find("value")), text(a, "unit"), text(a, "origin")};
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == row; });
+      if (it == seen.end()) seen.push_back({row, {text(s, "name")}});
+      else it->second.push_back(text(s, "name"));
+    }
+  }
+  Table at;
+  at.title = "Assumptions and their sources";
+  at.headers = {"assumption", "value", "unit", "origin", "scenarios"};
+  at.right = {false, true, false, false, false};
+  for (const auto& [row, names] : seen) {
+    std::string who = names.size() == scen.size() ? "all" : "";
+    if (who.empty())
+      for (const auto& n : names) who += (who.empty() ? "" : ", ") + n;
+    std::vector<std::string> r = row;
+    r.push_back(who);
+    at.add_row(r);
+  }
+  if (!at.rows.empty()) doc.tables.push_back(at);
+  return doc;
+}
+
+std::string plan_csv(const Value& report) {
+  static const char* columns[] = {"name", "command", "verdict", "model", "gpu", "gpus", "wall_clock_days", "gpu_hours", "mfu",
+                                  "power.facility_mw_peak", "power.racks", "energy_mwh", "co2_t", "cost_usd.cloud",
+                                  "cost_usd.owned_run", "cost_usd.owned_tco", "ttft_s", "tpot_s", "throughput_tokens_per_s",
+                                  "usd_per_million_tokens", "kwh_per_million_tokens"};
+  Table t;
+  for (const char* c : columns) t.headers.push_back(c);
+  t.headers.push_back("reasons");
+  for (const auto& s : report.find("scenarios")->items()) {
+    std::vector<std::string> row;
+    for (const char* c : columns) {
+      const Value* v = find_path(s, c);
+      row.push_back(v && v->type() != Value::Type::null ? scalar_text(*v) : "");
+    }
+    std::string reasons;
+    for (const auto& r : s.find("reasons")->items()) reasons += (reasons.empty() ? "" : "; ") + r.as_string();
+    row.push_back(reasons);
+    t.add_row(row);
+  }
+  return render_csv(t);
+}
+
+std::string plan_html(const Value& report) {
+  const Value& plan = *report.find("plan");
+  const auto& scen = report.find("scenarios")->items();
+  const std::string title = text(plan, "title").empty() ? "gpuplan report" : text(plan, "title");
+  std::string h = R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>)" + xml(title) + R"(</title>
+<style>
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2430;max-width:1100px;margin:2em auto;padding:0 1em}
+h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #d5dae2;padding-bottom:.2em}
+.meta{color:#5b6473}table{border-collapse:collapse;margin:.6em 0;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #d5dae2;padding:.3em .6em;text-align:left;vertical-align:top}.r{text-align:right}
+thead th{background:#eef1f5}.pass{color:#0b6b2f;font-weight:600}.fail{color:#a1121b;font-weight:600}
+.cards{display:flex;gap:1em;flex-wrap:wrap}.card{border:1px solid #d5dae2;border-radius:6px;padding:.6em 1em;min-width:12em}
+svg .t{font-weight:600;font-size:14px}svg .l,svg .v{font-size:12px;fill:#1d2430}svg .b{fill:#3b6fb6}
+svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:1}figure{margin:1em 0}
+@media print{body{margin:0;max-width:none}h2{break-after:avoid}figure,table{break-inside:avoid}}
+</style></head><body>
+)";
+  h += "<h1>" + xml(title) + "</h1>\n<p class=\"meta\">";
+  for (const char* k : {"author", "date", "file"})
+    if (!text(plan, k).empty()) h += xml(text(plan, k)) + " &middot; ";
+  h += "made with " + xml(text(report, "tool")) + "</p>\n";
+  if (!text(plan, "description").empty()) h += "<p>" + xml(text(plan, "description")) + "</p>\n";
+
+  const Value& sum = *report.find("summary");
+  h += "<div class=\"cards\">";
+  h += fmt::format("<div class=\"card\"><b>{}</b> scenarios<br><span class=\"pass\">{} pass</span>, <span class=\"fail\">{} fail</span></div>",
+                   scalar_text(*sum.find("scenarios")), scalar_text(*sum.find("pass")), scalar_text(*sum.find("fail")));
+  for (const char* k : {"cheapest_passing", "fastest_passing"})
+    if (!text(sum, k).empty())
+      h += fmt::format("<div class=\"card\">{}<br><b>{}</b></div>", k[0] == 'c' ? "cheapest that passes" : "fastest that passes",
+                       xml(text(sum, k)));
+  h += "</div>\n";
+
+  Document doc = plan_document(report);
+  auto table_html = [&](const Table& t) {
+    auto right = [&](std::size_t i) { return i < t.right.size() && t.right[i]; };
+    std::string o = "<table><thead><tr>";
+    for (std::size_t i = 0; i < t.headers.size(); ++i) o += std::string(right(i) ? "<th class=\"r\">" : "<th>") + xml(t.headers[i]) + "</th>";
+    o += "</tr></thead><tbody>\n";
+    for (const auto& r : t.rows) {
+      o += "<tr>";
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        const std::string& c = r[i];
+        std::string cls = c == "pass" ? "pass" : c == "fail" ? "fail" : "";
+        if (right(i)) cls += cls.empty() ? "r" : " r";
+        o += (cls.empty() ? std::string("<td>") : "<td class=\"" + cls + "\">") + xml(c) + "</td>";
+      }
+      o += "</tr>\n";
+    }
+    return o + "</tbody></table>\n";
+  };
+  h += "<h2>Comparison</h2>\n" + table_html(doc.tables[0]);
+  h += "<h2>Constraints</h2>\n" + table_html(doc.tables[1]);
+
+  h += "<h2>Charts</h2>\n";
+  std::vector<std::pair<std::string, double>> cost, time, mw, racks, mem;
+  std::string cost_label, time_label;
+  for (const auto& s : scen) {
+    const Headline hl = headline(s);
+    if (hl.cost) cost.push_back({text(s, "name"), *hl.cost}), cost_label = hl.cost_label;
+    if (hl.time) time.push_back({text(s, "name"), *hl.time}), time_label = hl.time_label;
+    if (auto v = num(s, "power.facility_mw_peak")) mw.push_back({text(s, "name"), *v});
+    if (auto v = num(s, "power.racks")) racks.push_back({text(s, "name"), *v});
+    if (auto v = num(s, "memory_per_gpu_bytes")) mem.push_back({text(s, "name"), *v});
+    else if (auto w = num(s, "total_bytes")) mem.push_back({text(s, "name"), *w});
+  }
+  h += bars("Cost: " + cost_label, cost, show_usd);
+  h += bars("Time: " + time_label, time, [](double v) { return format_sig(v, 3); });
+  h += bars("Memory per device", mem, show_bytes);
+  h += bars("Facility power, peak", mw, show_mw);
+  h += bars("Racks", racks, show_int);
+
+  bool any_sens = false;
+  for (const auto& s : scen) {
+    const Value* sens = s.find("sensitivity");
+    if (!sens || sens->items().empty()) continue;
+    if (!any_sens) h += "<h2>Sensitivity</h2>\n", any_sens = true;
+    const Headline hl = headline(s);
+    std::vector<std::tuple<std::string, double, double>> rows;
+    for (const auto& r : sens->items()) {
+      auto lo = num(r, "cost_low"), hi = num(r, "cost_high");
+      if (lo && hi)
+        rows.emplace_back(text(r, "input") + " +-" + format_sig(100 * num(r, "by").value_or(0)) + "%", *lo, *hi);
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return std::fabs(std::get<2>(a) - std::get<1>(a)) > std::fabs(std::get<2>(b) - std::get<1>(b));
+    });
+    if (hl.cost) h += tornado(text(s, "name") + ": " + hl.cost_label, *hl.cost, rows, show_usd);
+  }
+  if (doc.tables.size() > 2) {
+    const Table& last = doc.tables.back();
+    if (last.title == "Assumptions and their sources") h += "<h2>Assumptions and their sources</h2>\n" + table_html(last);
+  }
+  h += "</body></html>\n";
+  return h;
+}
+
+}  // namespace gpuplan
