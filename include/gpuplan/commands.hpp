@@ -73,5 +73,7 @@ const char* version_string();
 
 // Shared JSON pieces.
 Value layout_json(const Layout& l);
+struct InferMemory;
+void set_infer_memory_json(Value& v, const InferMemory& mem);
 
 }  // namespace gpuplan

@@ -110,8 +110,9 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
   // GEMMs run at the precision's peak; FP8 has its own ceiling. The attention core stays in
   // 16 bits (Transformer Engine keeps softmax and attention in BF16).
   const double peak16 = d.peak_for(DType::bf16).value();
-  Efficiency ge = e;
-  if (st.compute_dtype == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0) ge.gemm_max = e.gemm_max_fp8;
+  // (Two doubles, not a copy of Efficiency: this runs millions of times and must not allocate.)
+  const double gmax = st.compute_dtype == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0 ? e.gemm_max_fp8 : e.gemm_max;
+  auto geff = [&](double m_, double k_, double n_) { return gmax / (1 + e.gemm_half / m_ + e.gemm_half / k_ + e.gemm_half / n_); };
 
   const double s = static_cast<double>(st.train.seq_len) / l.cp;  // tokens per sequence on this rank
   const double b = l.micro_batch;
@@ -122,7 +123,7 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
   const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
 
   // --- compute per layer, forward, one micro-batch
-  auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * gemm_eff(ge, tokens, k, n)); };
+  auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * geff(tokens, k, n)); };
   double attn_gemm = gemm(h, (qw + 2 * kvw) / t) + gemm(qw / t, h);
   // Attention core (QK^T and PV): causal flash attention skips half the blocks.
   const double causal = st.train.flash_attention ? 0.5 : 1.0;
@@ -134,8 +135,8 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
   auto mlp_of = [&](double ffn, double token_share) {
     double tk = tokens * token_share;
     if (tk <= 0) return 0.0;
-    double up = 2 * tk * h * (mats - 1) * ffn / t / (peak * gemm_eff(ge, tk, h, (mats - 1) * ffn / t));
-    double down = 2 * tk * ffn / t * h / (peak * gemm_eff(ge, tk, ffn / t, h));
+    double up = 2 * tk * h * (mats - 1) * ffn / t / (peak * geff(tk, h, (mats - 1) * ffn / t));
+    double down = 2 * tk * ffn / t * h / (peak * geff(tk, ffn / t, h));
     return up + down;
   };
   const bool moe = m.moe();

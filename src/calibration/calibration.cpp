@@ -3,6 +3,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
@@ -62,6 +63,15 @@ CurveFit fit_gemm_curve(const std::vector<CurvePoint>& points) {
   }
   f.rms = std::sqrt(ss / static_cast<double>(points.size()));
   return f;
+}
+
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 const Measurement* Calibration::find(std::string_view metric) const {

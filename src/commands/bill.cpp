@@ -163,6 +163,11 @@ Value assumptions_json(const std::vector<Assumption>& list) {
   return a;
 }
 
+std::string assumption_line(const Assumption& a) {
+  return fmt::format("{} = {}{} ({})", a.name, a.text.empty() ? format_sig(a.number, 4) : a.text, a.unit.empty() ? "" : " " + a.unit,
+                     a.origin);
+}
+
 Value warnings_json(const std::vector<std::string>& list) {
   Value a = Value::array();
   for (const auto& w : list) a.push(w);

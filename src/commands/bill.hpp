@@ -33,6 +33,8 @@ struct Bill {
 Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, const RunFacts& run);
 
 Value assumptions_json(const std::vector<Assumption>& list);
+// "PUE = 1.56 (sites.us-average: ...)", for --explain.
+std::string assumption_line(const Assumption& a);
 Value warnings_json(const std::vector<std::string>& list);
 
 }  // namespace gpuplan

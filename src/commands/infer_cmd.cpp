@@ -76,6 +76,19 @@ int choose_tp(const Job& j, const InferSettings& base, int gpus) {
 
 }  // namespace
 
+void set_infer_memory_json(Value& v, const InferMemory& mem) {
+  v.set("fits", mem.fits());
+  v.set("weights_bytes", std::round(mem.weights));
+  v.set("kv_cache_bytes_per_token", mem.kv_per_token);
+  v.set("kv_cache_bytes", std::round(mem.kv));
+  v.set("workspace_bytes", std::round(mem.workspace));
+  v.set("reserve_bytes", std::round(mem.reserve));
+  v.set("total_bytes", std::round(mem.total()));
+  v.set("capacity_bytes", mem.capacity);
+  v.set("offloaded_layers", mem.offloaded_layers);
+  v.set("offloaded_bytes", std::round(mem.offloaded_bytes));
+}
+
 Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
   Job j = resolve(s, catalog);
   const ModelArch& m = j.model;
@@ -228,16 +241,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("context", static_cast<double>(is.context));
   v.set("prompt_tokens", prompt);
   v.set("output_tokens", output);
-  v.set("fits", mem.fits());
-  v.set("weights_bytes", std::round(mem.weights));
-  v.set("kv_cache_bytes_per_token", mem.kv_per_token);
-  v.set("kv_cache_bytes", std::round(mem.kv));
-  v.set("workspace_bytes", std::round(mem.workspace));
-  v.set("reserve_bytes", std::round(mem.reserve));
-  v.set("total_bytes", std::round(mem.total()));
-  v.set("capacity_bytes", mem.capacity);
-  v.set("offloaded_layers", mem.offloaded_layers);
-  v.set("offloaded_bytes", std::round(mem.offloaded_bytes));
+  set_infer_memory_json(v, mem);
   v.set("host", mem.offloaded_layers > 0 ? Value(host.id) : Value());
   auto opt = [](const std::optional<double>& x) { return x ? Value(*x) : Value(); };
   v.set("prefill_tokens_per_s", runs ? Value(prompt / single_prefill) : Value());
@@ -306,8 +310,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
     doc.lines.push_back("prefill = max(2 N_active n + 2 L n^2 d_attn FLOPs / (GEMM efficiency x peak), weight bytes / bandwidth)");
     doc.lines.push_back("replica capacity = B / (O t_decode + B t_prefill) requests/s (prefill interrupts decoding)");
     for (const auto& a : assumptions)
-      doc.lines.push_back(fmt::format("{} = {}{} ({})", a.name, a.text.empty() ? format_sig(a.number, 4) : a.text,
-                                      a.unit.empty() ? "" : " " + a.unit, a.origin));
+      doc.lines.push_back(assumption_line(a));
   }
   return doc;
 }

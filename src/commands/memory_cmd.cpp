@@ -95,15 +95,7 @@ Document inference_memory_doc(const Job& j, const Scenario& s) {
   v.set("quant", s.quant);
   v.set("bits_per_weight", is.bpw);
   v.set("runtime", to_string(is.runtime));
-  v.set("weights_bytes", std::round(im.weights));
-  v.set("kv_cache_bytes_per_token", im.kv_per_token);
-  v.set("kv_cache_bytes", std::round(im.kv));
-  v.set("workspace_bytes", std::round(im.workspace));
-  v.set("reserve_bytes", std::round(im.reserve));
-  v.set("total_bytes", std::round(im.total()));
-  v.set("capacity_bytes", im.capacity);
-  v.set("fits", im.fits());
-  v.set("offloaded_layers", im.offloaded_layers);
+  set_infer_memory_json(v, im);
   v.set("params_total", j.params.total);
   v.set("params_active", j.params.active);
   v.set("context", static_cast<double>(is.context));

@@ -36,8 +36,7 @@ Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& 
   for (const auto& w : f.warnings) doc.lines.push_back("warning: " + w);
   if (o.explain)
     for (const auto& a : f.assumptions)
-      doc.lines.push_back(fmt::format("{} = {}{} ({})", a.name, a.text.empty() ? format_sig(a.number, 4) : a.text,
-                                      a.unit.empty() ? "" : " " + a.unit, a.origin));
+      doc.lines.push_back(assumption_line(a));
   return doc;
 }
 

@@ -291,8 +291,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
     doc.lines.push_back("MFU counts 6N + 12 L s d_attn FLOPs per token (PaLM convention), N without the input embedding");
     for (const auto& a : j.assumptions) doc.lines.push_back(a);
     for (const auto& a : assumptions)
-      doc.lines.push_back(fmt::format("{} = {}{} ({})", a.name, a.text.empty() ? format_sig(a.number, 4) : a.text,
-                                      a.unit.empty() ? "" : " " + a.unit, a.origin));
+      doc.lines.push_back(assumption_line(a));
   }
   return doc;
 }

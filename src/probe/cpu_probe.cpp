@@ -92,21 +92,12 @@ std::vector<double> stream_triad(long n, int samples) {
   return rates;
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace
 
 Calibration probe_cpu(const ProbeOptions& o, const Device& dev) {
   Calibration c;
   c.tool = o.tool + " cpu probe";
-  c.created = utc_now();
+  c.created = utc_timestamp();
   c.kind = "cpu";
   c.device_name = cpu_model();
   c.accelerator = dev.id;

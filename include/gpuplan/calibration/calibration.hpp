@@ -61,6 +61,8 @@ struct Calibration {
 };
 
 std::string to_toml(const Calibration& c);
+// Now, as 2026-12-02T16:00:00Z: when a probe measured (only calibration files carry a time).
+std::string utc_timestamp();
 // Parses a calibration file; errors are "path:line:col: error: ..." (Error data).
 Calibration parse_calibration(std::string_view text, const std::string& path);
 Calibration load_calibration(const std::string& path);  // Error(no_input) when unreadable

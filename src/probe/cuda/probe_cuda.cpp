@@ -248,15 +248,6 @@ double gemm_probe(cublasLtHandle_t lt, Timer& timer, const GemmType& g, long n, 
   return result;
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 int probe(int device, bool quick) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -287,7 +278,7 @@ int probe(int device, bool quick) {
 
   Calibration c;
   c.tool = "gpuplan-probe-cuda";
-  c.created = utc_now();
+  c.created = utc_timestamp();
   c.kind = "cuda";
   c.device_name = p.name;
   const int cc = p.major * 10 + p.minor;
