@@ -151,7 +151,12 @@ int cli_main(int argc, char** argv) {
         {"b", "checkpoint-every", "Checkpoint interval, e.g. 1h: its write time is taken from goodput"},
         {"b", "epochs", "Passes over the dataset (default 1)"},
         {"b", "bytes-per-token", "Raw text bytes per token (default 4)"},
-        {"b", "oversubscription", "Fat-tree oversubscription (default 1, non-blocking)"}};
+        {"b", "oversubscription", "Fat-tree oversubscription (default 1, non-blocking)"},
+        {"lts", "efficiency-scale", "Multiply GEMM and memory efficiency (sensitivity; default 1)"},
+        {"b", "price-scale", "Multiply every price (sensitivity; default 1)"},
+        {"b", "pue-scale", "Multiply the PUE, never below 1 (sensitivity; default 1)"},
+        {"t", "tokens-scale", "Multiply the token budget (sensitivity; default 1)"},
+        {"b", "power-scale", "Multiply the average power draw (sensitivity; default 1)"}};
     for (const auto& f : flags) {
       if (std::string_view(f.groups).find_first_of(groups) == std::string_view::npos) continue;
       std::string name = f.name;
