@@ -136,9 +136,21 @@ DecodeEfficiency decode_efficiency(const Device& d) {
   return {0.72, 0.142e-3, "HBM: mean of the A100 and H100 PCIe fits"};
 }
 
+DecodeEfficiency serving_decode_efficiency(const Device& d) {
+  const Efficiency e = default_efficiency(d.family);
+  if (d.family == "cpu" || d.family == "apple") return decode_efficiency(d);
+  return {e.memory, 12 * 0.58e-6, "serving runtime: streaming efficiency of the family; CUDA-graph replay per layer"};
+}
+
+double switched_allreduce_s(double bytes, int n, double bw, double latency) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return 2.0 * (n - 1) / n * bytes / bw + 2 * latency;
+}
+
 InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
                             const InferSettings& s) {
-  InferModel im{m, pc, d, host, s, inference_memory(m, pc, d, s), decode_efficiency(d), default_efficiency(d.family)};
+  InferModel im{m, pc, d, host, s, inference_memory(m, pc, d, s),
+                s.runtime == Runtime::vllm ? serving_decode_efficiency(d) : decode_efficiency(d), default_efficiency(d.family)};
   return im;
 }
 
@@ -163,7 +175,10 @@ double prefill_s(const InferModel& im, long tokens, int prompts) {
                        2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) * static_cast<double>(m.q_width()) * prompts;
   const double peak = im.device.peak_for(s.compute).value();
   const double par = s.runtime == Runtime::vllm ? s.tp : 1;  // layer splits run one device at a time
-  const double eff = gemm_eff(im.compute, n, m.hidden, static_cast<double>(m.q_width()) / par);
+  // The MLP's GEMMs carry most of the FLOPs: their width (split by tensor parallelism) is the
+  // representative size on the efficiency curve.
+  const double ffn = m.moe() ? static_cast<double>(m.expert_ffn) : static_cast<double>(m.ffn);
+  const double eff = gemm_eff(im.compute, n, m.hidden, ffn / par);
   const double compute = flops / par / (peak * eff);
   const double read = decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par) /
                       (im.decode.bandwidth * im.device.memory_bw.value());
@@ -173,7 +188,7 @@ double prefill_s(const InferModel& im, long tokens, int prompts) {
   if (im.memory.offloaded_layers > 0 && im.device.host.bw_per_direction.value() > 0)
     t += std::ceil(n / llama_ubatch) * im.memory.offloaded_bytes / im.device.host.bw_per_direction.value();
   if (s.tp > 1 && s.runtime == Runtime::vllm)
-    t += 2.0 * m.layers * ring_allreduce_s(n * m.hidden * 2, s.tp, im.device.scale_up.bw_per_direction.value() * im.compute.link,
+    t += 2.0 * m.layers * switched_allreduce_s(n * m.hidden * 2, s.tp, im.device.scale_up.bw_per_direction.value() * im.compute.link,
                                            im.device.scale_up.latency.value());
   return t;
 }
@@ -200,7 +215,7 @@ double decode_step_s(const InferModel& im, int batch, double context) {
   const double t_cmp = flops / (im.device.peak_for(s.compute).value() * im.compute.gemm_max);
   double t = std::max(t_dev, t_cmp) + t_host + m.layers * im.decode.per_layer_s;
   if (s.tp > 1 && s.runtime == Runtime::vllm)
-    t += 2.0 * m.layers * ring_allreduce_s(batch * m.hidden * 2.0, s.tp, im.device.scale_up.bw_per_direction.value() * im.compute.link,
+    t += 2.0 * m.layers * switched_allreduce_s(batch * m.hidden * 2.0, s.tp, im.device.scale_up.bw_per_direction.value() * im.compute.link,
                                            im.device.scale_up.latency.value());
   return t;
 }

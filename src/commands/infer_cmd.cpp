@@ -36,12 +36,17 @@ struct Operating {
 Operating operate(const InferModel& im, int batch, double prompt, double output, double load_share) {
   Operating o;
   o.batch = batch;
-  o.prefill_s = prefill_s(im, static_cast<long>(prompt), 1);
+  // Under load a serving runtime prefills several prompts per step (chunked prefill); each
+  // request pays its share of that step. llama.cpp serves one prompt at a time.
+  const int together = im.settings.runtime == Runtime::vllm
+                           ? std::max(1, std::min(batch, static_cast<int>(serving_prefill_tokens / std::max(1.0, prompt))))
+                           : 1;
+  o.prefill_s = prefill_s(im, static_cast<long>(prompt), together) / together;
   o.step_s = decode_step_s(im, batch, prompt + output / 2);
   o.capacity_rps = batch / (output * o.step_s + batch * o.prefill_s);
   const double rho = std::min(0.95, load_share * o.capacity_rps * o.prefill_s);
   o.tpot_s = o.step_s / (1 - rho);
-  o.ttft_s = o.prefill_s + o.tpot_s;
+  o.ttft_s = o.prefill_s * together + o.tpot_s;  // the whole prefill step, then the first decode
   return o;
 }
 

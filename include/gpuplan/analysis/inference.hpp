@@ -63,6 +63,16 @@ struct DecodeEfficiency {
   std::string origin;
 };
 DecodeEfficiency decode_efficiency(const Device& d);
+// For a serving runtime (vLLM, TensorRT-LLM class) the figures differ: decode kernels stream at
+// the device's measured streaming efficiency (BabelStream, step.cpp's Efficiency::memory), and
+// CUDA graphs bring the per-layer cost down to graph replay, about 0.58 us per kernel node
+// (probe.md 2.6) x about 12 kernels per transformer layer.
+DecodeEfficiency serving_decode_efficiency(const Device& d);
+
+// Tensor-parallel all-reduce of small activations inside a switched scale-up domain: serving
+// runtimes use a one-shot reduce through the switch (two link traversals, NCCL NVLS or
+// TensorRT-LLM's custom all-reduce) rather than a ring of 2(n-1) steps.
+double switched_allreduce_s(double bytes, int n, double bw, double latency);
 
 struct InferTimes {
   double prefill_s = 0;      // one batch of prompts
@@ -80,6 +90,10 @@ struct InferModel {
 };
 InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
                             const InferSettings& s);
+
+// Prompts a serving runtime prefills together: vLLM's chunked prefill fills a budget of
+// max_num_batched_tokens (8192 in its V1 engine) per step.
+constexpr double serving_prefill_tokens = 8192;
 
 // Prefill of `prompts` sequences of `tokens` each.
 double prefill_s(const InferModel& im, long tokens, int prompts);
