@@ -2,6 +2,7 @@
 // Every input of one question in one plain struct. A command-line flag and a plan-file key
 // are the same setting with the same name (--tp 8 is tp = 8) and both go through
 // apply_setting, which validates and reports errors the same way.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,11 @@ struct Scenario {
   double tokens = 0;          // training tokens; 0: 20 per parameter (Chinchilla)
   double deadline_s = 0;      // --weeks / --days
   double goodput = 0.9;       // share of wall-clock doing useful steps (Llama 3: >90%)
-  double batch_tokens = 4.0 * 1024 * 1024;  // default global batch when none is given
+  double batch_tokens = 4.0 * 1024 * 1024;  // target global batch when none is given, at least...
+  double batch_tokens_per_device = 1024;    // ...this many tokens per device (target_batch_tokens)
+  // The batch the search aims at: 4M tokens (GPT-3's 3.2M, Llama 2's 4M), or 1,024 tokens per
+  // device on large clusters (Llama 3 405B ramped to 16M tokens on 16,384 H100).
+  double target_batch_tokens(int devices) const { return std::max(batch_tokens, batch_tokens_per_device * devices); }
   std::string mode = "train";  // memory: train or infer
   std::string quant = "bf16";
   int context = 0;            // inference context (tokens)

@@ -54,6 +54,9 @@ long enumerate(const ModelArch& m, int seq_len, int gpus, const LayoutConstraint
               if (gb % (mb * dp)) return;
             } else {
               double per = static_cast<double>(mb) * dp * seq_len;
+              // A micro-batch that alone overshoots the target batch only inflates it: keep the
+              // smallest one there (the batch then follows from dp, not from the search).
+              if (mb > 1 && per > 1.5 * batch_tokens) return;
               gb = static_cast<int>(std::max(1.0, std::round(batch_tokens / per))) * mb * dp;
             }
             const int micro_batches = gb / (mb * dp);
@@ -64,7 +67,9 @@ long enumerate(const ModelArch& m, int seq_len, int gpus, const LayoutConstraint
               for_values(c.zero, {0, 1, 2, 3}, [&](int zero) {
                 if (dp * cp == 1 && zero > 0 && !c.zero) return;  // nothing to shard over
                 for_values(c.interleave, {1, 2, 3, 4, 6, 8}, [&](int v) {
-                  if (v > 1 && (pp == 1 || m.layers % (pp * v) || micro_batches % pp)) return;
+                  // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
+                  // stage holds ceil(layers / pp) layers in v chunks.
+                  if (v > 1 && (pp == 1 || m.layers < pp * v || micro_batches % pp)) return;
                   for (int spi = 0; spi < 2; ++spi) {
                     bool sp = spi == 1;
                     if (c.sequence_parallel ? *c.sequence_parallel != sp : (tp == 1 ? sp : !sp)) continue;

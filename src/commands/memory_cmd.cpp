@@ -73,8 +73,9 @@ void set_memory_json(Value& v, const MemoryBreakdown& mb, const Job& j, double c
 void check_layout(const ModelArch& m, const Layout& l, int seq_len) {
   if (m.heads % l.tp) fail(Exit::usage, fmt::format("--tp {} does not divide the {} attention heads of {}", l.tp, m.heads, m.id));
   if (l.pp > m.layers) fail(Exit::usage, fmt::format("--pp {} is larger than the {} layers of {}", l.pp, m.layers, m.id));
-  if (l.interleave > 1 && m.layers % (l.pp * l.interleave))
-    fail(Exit::usage, fmt::format("--interleave {} with --pp {} does not divide the {} layers", l.interleave, l.pp, m.layers));
+  if (l.interleave > 1 && m.layers < l.pp * l.interleave)
+    fail(Exit::usage, fmt::format("--interleave {} with --pp {} needs at least {} layers; {} has {}", l.interleave, l.pp,
+                                  l.pp * l.interleave, m.id, m.layers));
   if (seq_len % l.cp) fail(Exit::usage, fmt::format("--cp {} does not divide --seq-len {}", l.cp, seq_len));
   if (l.ep > 1 && (!m.moe() || m.experts % l.ep))
     fail(Exit::usage, fmt::format("--ep {} needs an MoE model whose expert count it divides", l.ep));

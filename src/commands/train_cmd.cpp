@@ -52,7 +52,7 @@ Value candidate_json(const Candidate& c, const Job& j, int gpus) {
 StepModel step_model(const Job& j) { return StepModel{j.model, j.params, j.device, j.step}; }
 
 SearchResult search_or_fail(const StepModel& sm, const Scenario& s, int gpus, int top) {
-  SearchResult r = search_layouts(sm, gpus, s.layout, s.batch_tokens, top);
+  SearchResult r = search_layouts(sm, gpus, s.layout, s.target_batch_tokens(gpus), top);
   if (r.evaluated == 0)
     fail(Exit::no_answer, fmt::format("no layout of {} devices suits {} under the given flags (tp must divide the {} "
                                       "heads, pp the layers, the product must equal --gpus)",
@@ -151,7 +151,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
     // deadline: double until it is met, then bisect (time falls as devices grow).
     const int unit = std::max(1, j.device.scale_up_domain > 64 ? j.device.devices_per_node : j.device.scale_up_domain);
     auto meets = [&](int k, SearchResult& out) {
-      out = search_layouts(sm, k * unit, s.layout, s.batch_tokens, 1);
+      out = search_layouts(sm, k * unit, s.layout, s.target_batch_tokens(k * unit), 1);
       return !out.top.empty() && wall_of(out.top.front()) <= s.deadline_s;
     };
     int hi = 1;
@@ -177,6 +177,16 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
     gpus = hi * unit;
   }
   const Candidate& best = r.top.front();
+  const double step_tokens = static_cast<double>(best.layout.global_batch) * j.step.train.seq_len;
+  // Fewer than 100 optimizer steps is not a training run (learning-rate warm-up alone takes
+  // hundreds to thousands: Llama 3 405B warmed up over 8,000).
+  constexpr double min_steps = 100;
+  if (tokens / step_tokens < min_steps)
+    fail(Exit::no_answer, fmt::format("{} devices are more than {} can use on {} tokens: one sequence per data-parallel "
+                                      "rank makes a step of {} tokens, so the run has {:.3g} steps (fewer than {}); use "
+                                      "fewer devices",
+                                      gpus, j.model.id, format_si(tokens, ""), format_si(step_tokens, ""),
+                                      tokens / step_tokens, min_steps));
 
   // Storage: the dataset, the read rate, checkpoints and what writing them costs in goodput.
   const Facility& fac = j.facility;
@@ -192,6 +202,13 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   si.units = s.storage_units;
   const StorageResult sr = storage_needs(si);
   std::vector<std::string> warnings = fac.warnings;
+  // Beyond a few times the usual batch, more devices buy little: large runs use 4-16M tokens per
+  // step (Llama 3 405B ramped to 16M).
+  if (step_tokens > 4 * s.target_batch_tokens(gpus) && !s.layout.global_batch)
+    warnings.push_back(fmt::format("the global batch is {} tokens per step, {:.0f}x the target {}; so many devices may not "
+                                   "train well (Llama 3 405B used at most 16M)",
+                                   format_si(step_tokens, ""), step_tokens / s.target_batch_tokens(gpus),
+                                   format_si(s.target_batch_tokens(gpus), "")));
   const double goodput = s.goodput * (1 - sr.checkpoint_overhead);
   const double wall = wall_of(best) * s.goodput / goodput;
   if (s.deadline_s > 0 && wall > s.deadline_s)

@@ -59,6 +59,7 @@ bad 2 "no model" memory --gpu h100-sxm
 bad 2 "--quant 'q9' is not known" memory --model llama-2-7b --mode infer --quant q9
 bad 1 "no layout of 7 devices" train --model llama-2-7b --gpus 7 --tp 2
 bad 1 "does not fit on 1 x" train --model llama-3.1-405b --gpus 1
+bad 1 "devices are more than" train --params 1B --gpus 1000000
 bad 1 "no count of" train --model llama-3.1-405b --gpu rtx-4090 --days 0.001
 bad 1 "does not fit on any number" memory --params 405B --gpu l4 --min-gpus --tp 1 --pp 1 --zero 0
 
