@@ -100,7 +100,11 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
   b.cost = Value::object();
   const double device_s = run.gpus * span.value();
   std::optional<double> cloud, owned_run, owned_tco, idle;
-  if (f.cloud) cloud = cloud_cost(usd_per_s(f.cloud->value), device_s).value();
+  // Renting storage too, when the chosen system has a monthly price (object storage).
+  std::optional<double> storage_rent;
+  if (f.storage && f.storage->usd_per_tb_month > 0 && run.storage_bytes > 0)
+    storage_rent = run.storage_bytes / 1e12 * f.storage->usd_per_tb_month * span.value() / (365.0 / 12 * 86400);
+  if (f.cloud) cloud = cloud_cost(usd_per_s(f.cloud->value), device_s).value() + storage_rent.value_or(0);
   if (f.purchase && c.power) {
     OwnedInput oi;
     oi.devices = run.gpus;
@@ -131,6 +135,7 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
   if (b.energy_mwh) electricity = *b.energy_mwh * 1e3 * f.site.electricity.value() * 3.6e6;
   b.cost.set("electricity", opt(electricity));
   b.cost.set("idle_gpu_hour", opt(idle));
+  b.cost.set("cloud_storage", opt(storage_rent));
   b.cost.set("headline", s.buy ? "owned" : "cloud");
   if (electricity) t.add_row({"electricity" + span_name, format_usd(*electricity)});
   auto cloud_row = [&] {

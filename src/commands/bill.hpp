@@ -23,6 +23,7 @@ struct RunFacts {
   int gpus = 0;
   Seconds wall = seconds(0);  // wall-clock of the run (0: a facility with no run, per year)
   double comm_fraction = -1;  // exposed communication share of a step; < 0 when unknown
+  double storage_bytes = 0;   // what the run keeps on storage (dataset and checkpoints)
 };
 
 struct Bill {

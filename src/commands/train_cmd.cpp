@@ -226,7 +226,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
                                    100 * comm_fraction));
 
   const ClusterPower cp = cluster_of(fac, s, gpus, sr.units);
-  const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, seconds(wall), comm_fraction});
+  const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, seconds(wall), comm_fraction, sr.capacity_needed.value()});
 
   Document doc;
   Value v = candidate_json(best, j, gpus);
