@@ -161,7 +161,7 @@ Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions&
                             l.micro_batch, j.step.train.seq_len));
   if (o.min_gpus) doc.lines.push_back(fmt::format("fewest devices: {} ({})", v.find("min_gpus")->as_number(),
                                                   mb.total().value() <= capacity ? "fits" : "does not fit"));
-  doc.lines.push_back(mb.total().value() <= capacity ? "fits" : "does not fit");
+  else doc.lines.push_back(mb.total().value() <= capacity ? "fits" : "does not fit");
   if (o.explain) {
     const double p = mb.params_per_device;
     doc.lines.push_back("");

@@ -249,6 +249,15 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   out.set("energy_mwh", bill.energy_mwh ? Value(*bill.energy_mwh) : Value());
   out.set("co2_t", bill.co2_t ? Value(*bill.co2_t) : Value());
   out.set("cost_usd", bill.cost);
+  // The model-card convention (BLOOM, Llama 2 and 3): GPU-hours x board power, no host, no PUE.
+  if (j.device.tdp.value() > 0) {
+    const double mwh = wall * gpus / 3600 * j.device.tdp.value() / 1e6;
+    out.set("energy_gpu_tdp_mwh", mwh);
+    out.set("co2_gpu_tdp_t", mwh * 1e3 * fac.site.gco2_per_kwh / 1e6);
+  } else {
+    out.set("energy_gpu_tdp_mwh", Value());
+    out.set("co2_gpu_tdp_t", Value());
+  }
   Value sv = Value::object();
   sv.set("system", fac.storage ? Value(fac.storage->id) : Value());
   sv.set("dataset_bytes", sr.dataset_raw.value());
@@ -288,6 +297,10 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   if (j.calibration) sum.add_row({"calibration", j.calibration_path});
   doc.tables.push_back(sum);
   Table bt = bill.table;
+  if (j.device.tdp.value() > 0)
+    bt.add_row({"energy, GPUs at TDP only (model cards)",
+                format_si(out.find("energy_gpu_tdp_mwh")->as_number() * 1e6, "Wh") + ", " +
+                    format_si(out.find("co2_gpu_tdp_t")->as_number(), "t") + " CO2e"});
   bt.add_row({"dataset (raw / tokenised)", format_si(sr.dataset_raw.value(), "B") + " / " + format_si(sr.dataset_tokenized.value(), "B")});
   bt.add_row({"read rate to keep devices fed", format_si(sr.read.value(), "B/s")});
   std::string ckpt = format_si(si.checkpoint.value(), "B");

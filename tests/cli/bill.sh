@@ -9,7 +9,7 @@ run train --model llama-3.1-405b --gpu h100-sxm --gpus 16384 --tokens 15.6T --si
 expect_rc 0
 for k in power it_kw facility_mw_peak facility_mw_avg racks energy_mwh co2_t cost_usd cloud owned_run owned_tco \
          electricity idle_gpu_hour storage dataset_bytes read_bytes_per_s units checkpoint_bytes checkpoint_write_s \
-         fabric nics switches tiers comm_fraction assumptions name value unit origin; do
+         fabric nics switches tiers comm_fraction assumptions name value unit origin energy_gpu_tdp_mwh co2_gpu_tdp_t; do
   expect_out "\"$k\":"
 done
 golden train-llama-3.1-405b-16384.json
