@@ -310,7 +310,7 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   const long io = s.prompt_tokens + s.output_tokens;
   is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, 4096);
   is.batch = s.batch;
-  if (s.reserve_bytes) is.reserve = *s.reserve_bytes;
+  if (s.reserve_bytes) is.reserve = bytes(*s.reserve_bytes);
   return is;
 }
 

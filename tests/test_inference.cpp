@@ -20,24 +20,24 @@ ModelArch model(const char* id) { return model_from_record(cat().get("models", i
 TEST_CASE("KV cache per token at fp16 for Llama 2 7B and Llama 3 8B and 70B") {
   // 2 (K, V) x layers x KV heads x head dim x 2 bytes: Llama 2 7B 2 x 32 x 32 x 128 x 2 = 512 KiB;
   // Llama 3 8B (GQA, 8 KV heads) 2 x 32 x 8 x 128 x 2 = 128 KiB; 70B 2 x 80 x 8 x 128 x 2 = 320 KiB.
-  CHECK(kv_bytes_per_token(model("llama-2-7b"), 2, 1) == 512 * 1024);
-  CHECK(kv_bytes_per_token(model("llama-3.1-8b"), 2, 1) == 128 * 1024);
-  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 1) == 320 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-2-7b"), 2, 1).value() == 512 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-3.1-8b"), 2, 1).value() == 128 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 1).value() == 320 * 1024);
   // Tensor parallelism splits KV heads, never below one per device (replicated beyond 8).
-  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 8) == 40 * 1024);
-  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 16) == 40 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 8).value() == 40 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-3.1-70b"), 2, 16).value() == 40 * 1024);
   // MLA caches the latent: DeepSeek-V3 61 layers x (512 + 64) x 2 bytes.
-  CHECK(kv_bytes_per_token(model("deepseek-v3"), 2, 8) == 61 * 576 * 2);
+  CHECK(kv_bytes_per_token(model("deepseek-v3"), 2, 8).value() == 61 * 576 * 2);
   // fp8 cache halves it.
-  CHECK(kv_bytes_per_token(model("llama-3.1-8b"), kv_element_bytes("fp8"), 1) == 64 * 1024);
+  CHECK(kv_bytes_per_token(model("llama-3.1-8b"), kv_element_bytes("fp8"), 1).value() == 64 * 1024);
 }
 
 TEST_CASE("Sliding-window layers hold at most the window") {
   ModelArch m = model("mistral-7b");
   REQUIRE(m.sliding_window == 4096);
-  const double per_token = kv_bytes_per_token(m, 2, 1);
-  CHECK(kv_cache_bytes(m, 2, 1, 2048, 1) == Approx(per_token * 2048));
-  CHECK(kv_cache_bytes(m, 2, 1, 32768, 2) == Approx(per_token * 4096 * 2));
+  const double per_token = kv_bytes_per_token(m, 2, 1).value();
+  CHECK(kv_cache_bytes(m, 2, 1, 2048, 1).value() == Approx(per_token * 2048));
+  CHECK(kv_cache_bytes(m, 2, 1, 32768, 2).value() == Approx(per_token * 4096 * 2));
 }
 
 TEST_CASE("GGUF and other formats at their true bits per weight") {
@@ -71,10 +71,10 @@ TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
   s.context = 128;
   InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
   const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
-  CHECK(decode_weight_bytes(im, 1) == Approx(bytes));
-  CHECK(decode_step_s(im, 1, 0) == Approx(bytes / (0.9 * 1008e9) + 32 * 0.1e-3));
+  CHECK(decode_weight_bytes(im, 1).value() == Approx(bytes));
+  CHECK(decode_step_time(im, 1, 0).value() == Approx(bytes / (0.9 * 1008e9) + 32 * 0.1e-3));
   // The cache adds its bytes: 100 tokens of 512 KiB.
-  CHECK(decode_step_s(im, 1, 100) - decode_step_s(im, 1, 0) == Approx(100 * 512 * 1024 / (0.9 * 1008e9)));
+  CHECK(decode_step_time(im, 1, 100).value() - decode_step_time(im, 1, 0).value() == Approx(100 * 512 * 1024 / (0.9 * 1008e9)));
 }
 
 TEST_CASE("MoE decode reads the experts a batch touches") {
@@ -87,8 +87,8 @@ TEST_CASE("MoE decode reads the experts a batch touches") {
   // One token: 2 of 8 experts per layer; a large batch touches all of them.
   const double all = (pc.total - pc.embedding) * 2;
   const double one = all - m.moe_layers() * pc.expert * 6 * 2;
-  CHECK(decode_weight_bytes(im, 1) == Approx(one));
-  CHECK(decode_weight_bytes(im, 1000) == Approx(all));
+  CHECK(decode_weight_bytes(im, 1).value() == Approx(one));
+  CHECK(decode_weight_bytes(im, 1000).value() == Approx(all));
 }
 
 TEST_CASE("Layers beyond the device go to host memory and slow decoding") {
@@ -105,14 +105,14 @@ TEST_CASE("Layers beyond the device go to host memory and slow decoding") {
   InferMemory mem = inference_memory(m, pc, d, s);
   CHECK_FALSE(mem.fits());
   // Hand count: per layer (blocks / 80 + cache / 80); fixed = output head + workspace + 1 GiB margin.
-  const double per_layer = ((pc.total - pc.embedding - pc.output) * 4.89 / 8 + mem.kv) / 80;
-  const double fixed = pc.output * 4.89 / 8 + mem.workspace + 1024.0 * 1024 * 1024;
+  const double per_layer = ((pc.total - pc.embedding - pc.output) * 4.89 / 8 + mem.kv.value()) / 80;
+  const double fixed = pc.output * 4.89 / 8 + mem.workspace.value() + 1024.0 * 1024 * 1024;
   const int on_device = static_cast<int>((d.usable_memory().value() - fixed) / per_layer);
   CHECK(mem.offloaded_layers == 80 - on_device);
   CHECK(mem.offloaded_layers > 30);
   InferModel im = make_infer_model(m, pc, d, host, s);
   // Host DDR5 at 0.6 x 102.4 GB/s dominates: slower than ten tokens per second.
-  CHECK(1 / decode_step_s(im, 1, 100) < 10);
+  CHECK(1 / decode_step_time(im, 1, 100).value() < 10);
   // vLLM does not offload: the model simply does not fit.
   s.runtime = Runtime::vllm;
   CHECK(inference_memory(m, pc, d, s).offloaded_layers == 0);
@@ -121,10 +121,10 @@ TEST_CASE("Layers beyond the device go to host memory and slow decoding") {
 TEST_CASE("Runtime reserves are the documented defaults") {
   Device gpu = resolve_device(cat(), "h100-sxm");
   Device mac = resolve_device(cat(), "apple-m3-max");
-  CHECK(runtime_reserve(Runtime::vllm, gpu) == Approx(0.1 * gpu.usable_memory().value()));
-  CHECK(runtime_reserve(Runtime::llama_cpp, gpu) == 1024.0 * 1024 * 1024);
-  CHECK(runtime_reserve(Runtime::ollama, gpu) == 457.0 * 1024 * 1024);
-  CHECK(runtime_reserve(Runtime::ollama, mac) == 512.0 * 1024 * 1024);
+  CHECK(runtime_reserve(Runtime::vllm, gpu).value() == Approx(0.1 * gpu.usable_memory().value()));
+  CHECK(runtime_reserve(Runtime::llama_cpp, gpu).value() == 1024.0 * 1024 * 1024);
+  CHECK(runtime_reserve(Runtime::ollama, gpu).value() == 457.0 * 1024 * 1024);
+  CHECK(runtime_reserve(Runtime::ollama, mac).value() == 512.0 * 1024 * 1024);
   // Apple unified memory counts once, at the share the GPU may wire (75%).
   CHECK(mac.usable_memory().value() == Approx(0.75 * 128e9));
   CHECK_THROWS_AS(parse_runtime("tgi"), Error);

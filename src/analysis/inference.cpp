@@ -15,7 +15,7 @@ constexpr double vllm_profile_tokens = 8192;
 // llama.cpp's micro-batch (n_ubatch default).
 constexpr double llama_ubatch = 512;
 
-double weight_bytes(double params, const InferSettings& s) { return params * s.bpw / 8; }
+Bytes weight_bytes(double params, const InferSettings& s) { return bytes(params * s.bpw / 8); }
 
 // Parameters of the transformer blocks alone (no embedding, no output head).
 double block_params(const ParamCounts& pc) { return pc.total - pc.embedding - pc.output; }
@@ -72,55 +72,56 @@ double kv_element_bytes(const std::string& dtype) {
   fail(Exit::usage, fmt::format("--kv-dtype '{}' is not known; expected fp16, bf16, fp8, q8_0, q4_0 or fp32", dtype));
 }
 
-double runtime_reserve(Runtime r, const Device& d) {
+Bytes runtime_reserve(Runtime r, const Device& d) {
   switch (r) {
-    case Runtime::vllm: return 0.1 * d.usable_memory().value();
-    case Runtime::llama_cpp: return 1024 * mib;
-    case Runtime::ollama: return (d.family == "apple" ? 512 : 457) * mib;
+    case Runtime::vllm: return 0.1 * d.usable_memory();
+    case Runtime::llama_cpp: return bytes(1024 * mib);
+    case Runtime::ollama: return bytes((d.family == "apple" ? 512 : 457) * mib);
   }
-  return 1024 * mib;
+  return bytes(1024 * mib);
 }
 
-double kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp) {
+Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp) {
   // MLA caches the compressed latent and the rotary key once per layer, whole on every rank.
-  if (m.mla()) return static_cast<double>(m.layers) * (m.kv_lora_rank + m.qk_rope_dim) * elem_bytes;
+  if (m.mla()) return bytes(static_cast<double>(m.layers) * (m.kv_lora_rank + m.qk_rope_dim) * elem_bytes);
   const int heads = std::max(1, (m.kv_heads + tp - 1) / tp);
-  return 2.0 * m.layers * heads * m.head_dim * elem_bytes;
+  return bytes(2.0 * m.layers * heads * m.head_dim * elem_bytes);
 }
 
-double kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch) {
-  const double per_layer = kv_bytes_per_token(m, elem_bytes, tp) / m.layers;
+Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch) {
+  const Bytes per_layer = kv_bytes_per_token(m, elem_bytes, tp) / static_cast<double>(m.layers);
   int sliding = 0;
   if (m.sliding_window > 0) sliding = m.sliding_layers > 0 ? m.sliding_layers : m.layers;
   const double tokens = static_cast<double>(m.layers - sliding) * static_cast<double>(context) +
                         static_cast<double>(sliding) * static_cast<double>(std::min(context, m.sliding_window));
-  return per_layer * tokens * batch;
+  return per_layer * (tokens * batch);
 }
 
 InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& s) {
   InferMemory r;
-  r.weights = weight_bytes(pc.total, s) / s.tp;
+  r.weights = weight_bytes(pc.total, s) / static_cast<double>(s.tp);
   r.kv_per_token = kv_bytes_per_token(m, s.kv_elem_bytes, s.tp);
   r.kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, s.context, s.batch);
   if (s.runtime == Runtime::vllm) {
     // The activation peak of the profile run: hidden states, QKV and the MLP's gate and up
     // projections in 16 bits (an estimate; vLLM measured 1.42 GiB for Qwen2.5-7B, issue #13882).
     const double ffn = m.moe() ? static_cast<double>(m.expert_ffn) * (m.active_experts + m.shared_experts) : m.ffn;
-    r.workspace = vllm_profile_tokens * (4.0 * m.hidden + 3.0 * ffn / s.tp) * 2;
+    r.workspace = bytes(vllm_profile_tokens * (4.0 * m.hidden + 3.0 * ffn / s.tp) * 2);
   } else {
     // llama.cpp's compute buffer: fp32 hidden state and logits of one micro-batch (inference.md 4).
-    r.workspace = 4 * llama_ubatch * (m.hidden + m.vocab);
+    r.workspace = bytes(4 * llama_ubatch * (m.hidden + m.vocab));
   }
-  r.reserve = s.reserve >= 0 ? s.reserve : runtime_reserve(s.runtime, d);
-  r.capacity = d.usable_memory().value();
+  r.reserve = s.reserve ? *s.reserve : runtime_reserve(s.runtime, d);
+  r.capacity = d.usable_memory();
   if (!r.fits() && s.runtime != Runtime::vllm && d.family != "cpu") {
     // Layers go to host memory from the first, until the rest fits with the runtime's margin
     // (llama.cpp --fit; Ollama fills from the last layer). The token embedding stays on the host.
-    const double per_layer = (weight_bytes(block_params(pc), s) / s.tp + r.kv) / m.layers;
-    const double fixed = weight_bytes(pc.output, s) / s.tp + r.workspace + r.reserve;
-    const int on_device = std::clamp(static_cast<int>(std::floor((r.capacity - fixed) / per_layer)), 0, m.layers);
+    const Bytes per_layer = (weight_bytes(block_params(pc), s) / static_cast<double>(s.tp) + r.kv) / static_cast<double>(m.layers);
+    const Bytes fixed = weight_bytes(pc.output, s) / static_cast<double>(s.tp) + r.workspace + r.reserve;
+    const double room = (r.capacity - fixed) / per_layer;
+    const int on_device = std::clamp(static_cast<int>(std::floor(room)), 0, m.layers);
     r.offloaded_layers = m.layers - on_device;
-    r.offloaded_bytes = per_layer * r.offloaded_layers + weight_bytes(pc.embedding, s) / s.tp;
+    r.offloaded_bytes = per_layer * static_cast<double>(r.offloaded_layers) + weight_bytes(pc.embedding, s) / static_cast<double>(s.tp);
   }
   return r;
 }
@@ -129,17 +130,17 @@ DecodeEfficiency decode_efficiency(const Device& d) {
   // Two-term fits to llama.cpp's Llama-2 decode (XiongjieDai, Dec 2023; inference.md 5.1),
   // averaged per memory class; validation on the later Llama-3 measurements is in
   // tests/validation/REPORT.md.
-  if (d.memory_type == "gddr") return {0.90, 0.100e-3, "GDDR: mean of the RTX 4090, 3090, A6000 and 6000 Ada fits"};
-  if (d.memory_type == "lpddr") return {0.86, 0.166e-3, "unified LPDDR: the M2 Ultra fit"};
+  if (d.memory_type == "gddr") return {0.90, seconds(0.100e-3), "GDDR: mean of the RTX 4090, 3090, A6000 and 6000 Ada fits"};
+  if (d.memory_type == "lpddr") return {0.86, seconds(0.166e-3), "unified LPDDR: the M2 Ultra fit"};
   if (d.memory_type == "ddr")
-    return {0.60, 0, "CPU DDR: about 80% of a STREAM ceiling that is about 75% of channels x MT/s x 8 B (estimate)"};
-  return {0.72, 0.142e-3, "HBM: mean of the A100 and H100 PCIe fits"};
+    return {0.60, seconds(0), "CPU DDR: about 80% of a STREAM ceiling that is about 75% of channels x MT/s x 8 B (estimate)"};
+  return {0.72, seconds(0.142e-3), "HBM: mean of the A100 and H100 PCIe fits"};
 }
 
 DecodeEfficiency serving_decode_efficiency(const Device& d) {
   const Efficiency e = default_efficiency(d.family);
   if (d.family == "cpu" || d.family == "apple") return decode_efficiency(d);
-  return {e.memory, 12 * 0.58e-6, "serving runtime: streaming efficiency of the family; CUDA-graph replay per layer"};
+  return {e.memory, seconds(12 * 0.58e-6), "serving runtime: streaming efficiency of the family; CUDA-graph replay per layer"};
 }
 
 double switched_allreduce_s(double bytes, int n, double bw, double latency) {
@@ -154,7 +155,7 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
   return im;
 }
 
-double decode_weight_bytes(const InferModel& im, int batch) {
+Bytes decode_weight_bytes(const InferModel& im, int batch) {
   const ModelArch& m = im.model;
   const ParamCounts& pc = im.params;
   double params = block_params(pc) + pc.output;
@@ -164,60 +165,67 @@ double decode_weight_bytes(const InferModel& im, int batch) {
     const double touched = e * (1 - std::pow(1 - k / e, batch));
     params -= m.moe_layers() * pc.expert * (e - touched);
   }
-  return weight_bytes(params, im.settings) / im.settings.tp;
+  return weight_bytes(params, im.settings) / static_cast<double>(im.settings.tp);
 }
 
-double prefill_s(const InferModel& im, long tokens, int prompts) {
+namespace {
+// Time to stream `b` from the device's memory at the decode efficiency.
+Seconds stream_time(const InferModel& im, Bytes b) { return b / (im.device.memory_bw * im.decode.bandwidth); }
+
+// Two all-reduces per layer of `tokens` activations in 16 bits, through the scale-up switch.
+Seconds tp_allreduces(const InferModel& im, double tokens) {
+  const InferSettings& s = im.settings;
+  if (s.tp <= 1 || s.runtime != Runtime::vllm) return seconds(0);
+  const Link& up = im.device.scale_up;
+  return seconds(2.0 * im.model.layers *
+                 switched_allreduce_s(tokens * im.model.hidden * 2, s.tp, up.bw_per_direction.value() * im.compute.link,
+                                      up.latency.value()));
+}
+}  // namespace
+
+Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
   const double n = static_cast<double>(tokens) * prompts;
-  const double flops = 2 * (im.params.active - im.params.embedding) * n +
-                       2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) * static_cast<double>(m.q_width()) * prompts;
-  const double peak = im.device.peak_for(s.compute).value();
+  const Flops work = flops(2 * (im.params.active - im.params.embedding) * n +
+                           2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) *
+                               static_cast<double>(m.q_width()) * prompts);
   const double par = s.runtime == Runtime::vllm ? s.tp : 1;  // layer splits run one device at a time
   // The MLP's GEMMs carry most of the FLOPs: their width (split by tensor parallelism) is the
   // representative size on the efficiency curve.
   const double ffn = m.moe() ? static_cast<double>(m.expert_ffn) : static_cast<double>(m.ffn);
   const double eff = gemm_eff(im.compute, n, m.hidden, ffn / par);
-  const double compute = flops / par / (peak * eff);
-  const double read = decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par) /
-                      (im.decode.bandwidth * im.device.memory_bw.value());
-  double t = std::max(compute, read) + m.layers * im.decode.per_layer_s;
+  const Seconds compute = work / (im.device.peak_for(s.compute) * (eff * par));
+  const Seconds read = stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par));
+  Seconds t = std::max(compute, read) + im.decode.per_layer * static_cast<double>(m.layers);
   // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
   // weights over the host link for each micro-batch of 512 tokens.
   if (im.memory.offloaded_layers > 0 && im.device.host.bw_per_direction.value() > 0)
-    t += std::ceil(n / llama_ubatch) * im.memory.offloaded_bytes / im.device.host.bw_per_direction.value();
-  if (s.tp > 1 && s.runtime == Runtime::vllm)
-    t += 2.0 * m.layers * switched_allreduce_s(n * m.hidden * 2, s.tp, im.device.scale_up.bw_per_direction.value() * im.compute.link,
-                                           im.device.scale_up.latency.value());
-  return t;
+    t += im.memory.offloaded_bytes * std::ceil(n / llama_ubatch) / im.device.host.bw_per_direction;
+  return t + tp_allreduces(im, n);
 }
 
-double decode_step_s(const InferModel& im, int batch, double context) {
+Seconds decode_step_time(const InferModel& im, int batch, double context) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
-  const double layers_on_device = m.layers - im.memory.offloaded_layers;
-  const double share = layers_on_device / m.layers;
+  const double share = static_cast<double>(m.layers - im.memory.offloaded_layers) / m.layers;
   // llama.cpp and Ollama split layers across devices and run them one after another: the split
   // divides memory, not the bytes each token streams (inference.md 1.4). vLLM's tensor
   // parallelism divides both.
   const double split = s.runtime == Runtime::vllm ? 1 : s.tp;
-  const double weights = decode_weight_bytes(im, batch) * split;
-  const double kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(context)), batch) * split;
-  const double dev_bytes = (weights - weight_bytes(im.params.output, s) / s.tp * split) * share +
-                           weight_bytes(im.params.output, s) / s.tp * split + kv * share;
-  const double host_bytes = (weights - weight_bytes(im.params.output, s) / s.tp * split + kv) * (1 - share);
-  const double t_dev = dev_bytes / (im.decode.bandwidth * im.device.memory_bw.value());
-  const DecodeEfficiency host_eff = decode_efficiency(im.host);
-  const double t_host = host_bytes > 0 ? host_bytes / (host_eff.bandwidth * im.host.memory_bw.value()) : 0;
+  const Bytes head = weight_bytes(im.params.output, s) * (split / s.tp);
+  const Bytes blocks = decode_weight_bytes(im, batch) * split - head;
+  const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(context)), batch) * split;
+  const Seconds t_dev = stream_time(im, (blocks + kv) * share + head);
+  const Bytes host_bytes = (blocks + kv) * (1 - share);
+  const Seconds t_host = host_bytes.value() > 0
+                             ? host_bytes / (im.host.memory_bw * decode_efficiency(im.host).bandwidth)
+                             : seconds(0);
   const double tp_div = s.runtime == Runtime::vllm ? s.tp : 1;
-  const double flops = (2 * (im.params.active - im.params.embedding) + 4.0 * m.layers * static_cast<double>(m.q_width()) * context) * batch / tp_div;
-  const double t_cmp = flops / (im.device.peak_for(s.compute).value() * im.compute.gemm_max);
-  double t = std::max(t_dev, t_cmp) + t_host + m.layers * im.decode.per_layer_s;
-  if (s.tp > 1 && s.runtime == Runtime::vllm)
-    t += 2.0 * m.layers * switched_allreduce_s(batch * m.hidden * 2.0, s.tp, im.device.scale_up.bw_per_direction.value() * im.compute.link,
-                                           im.device.scale_up.latency.value());
-  return t;
+  const Flops work = flops((2 * (im.params.active - im.params.embedding) + 4.0 * m.layers * static_cast<double>(m.q_width()) * context) *
+                           batch / tp_div);
+  const Seconds t_cmp = work / (im.device.peak_for(s.compute) * im.compute.gemm_max);
+  return std::max(t_dev, t_cmp) + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, batch);
 }
 
 }  // namespace gpuplan

@@ -41,8 +41,8 @@ Operating operate(const InferModel& im, int batch, double prompt, double output,
   const int together = im.settings.runtime == Runtime::vllm
                            ? std::max(1, std::min(batch, static_cast<int>(serving_prefill_tokens / std::max(1.0, prompt))))
                            : 1;
-  o.prefill_s = prefill_s(im, static_cast<long>(prompt), together) / together;
-  o.step_s = decode_step_s(im, batch, prompt + output / 2);
+  o.prefill_s = prefill_time(im, static_cast<long>(prompt), together).value() / together;
+  o.step_s = decode_step_time(im, batch, prompt + output / 2).value();
   o.capacity_rps = batch / (output * o.step_s + batch * o.prefill_s);
   const double rho = std::min(0.95, load_share * o.capacity_rps * o.prefill_s);
   o.tpot_s = o.step_s / (1 - rho);
@@ -83,15 +83,15 @@ int choose_tp(const Job& j, const InferSettings& base, int gpus) {
 
 void set_infer_memory_json(Value& v, const InferMemory& mem) {
   v.set("fits", mem.fits());
-  v.set("weights_bytes", std::round(mem.weights));
-  v.set("kv_cache_bytes_per_token", mem.kv_per_token);
-  v.set("kv_cache_bytes", std::round(mem.kv));
-  v.set("workspace_bytes", std::round(mem.workspace));
-  v.set("reserve_bytes", std::round(mem.reserve));
-  v.set("total_bytes", std::round(mem.total()));
-  v.set("capacity_bytes", mem.capacity);
+  v.set("weights_bytes", std::round(mem.weights.value()));
+  v.set("kv_cache_bytes_per_token", mem.kv_per_token.value());
+  v.set("kv_cache_bytes", std::round(mem.kv.value()));
+  v.set("workspace_bytes", std::round(mem.workspace.value()));
+  v.set("reserve_bytes", std::round(mem.reserve.value()));
+  v.set("total_bytes", std::round(mem.total().value()));
+  v.set("capacity_bytes", mem.capacity.value());
   v.set("offloaded_layers", mem.offloaded_layers);
-  v.set("offloaded_bytes", std::round(mem.offloaded_bytes));
+  v.set("offloaded_bytes", std::round(mem.offloaded_bytes.value()));
 }
 
 Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
@@ -147,8 +147,8 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
         InferSettings trial = is;
         trial.tp = t;
         InferModel tim = build(trial);
-        const double room = tim.memory.capacity - tim.memory.weights - tim.memory.workspace - tim.memory.reserve;
-        const double seq = kv_cache_bytes(m, trial.kv_elem_bytes, t, trial.context, 1);
+        const Bytes room = tim.memory.capacity - tim.memory.weights - tim.memory.workspace - tim.memory.reserve;
+        const Bytes seq = kv_cache_bytes(m, trial.kv_elem_bytes, t, trial.context, 1);
         if (!tim.memory.fits() || room < seq) continue;
         auto cand = best_batch(tim, static_cast<int>(std::min(1e9, std::floor(room / seq))), prompt, output, ttft, tpot);
         if (!cand) continue;
@@ -163,20 +163,20 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
 
   InferModel im = build(is);
   const InferMemory& mem = im.memory;
-  const double kv_seq = kv_cache_bytes(m, is.kv_elem_bytes, is.tp, is.context, 1);
-  const double kv_room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
-  const int max_batch = kv_room > 0 ? static_cast<int>(std::min(1e9, std::floor(kv_room / kv_seq))) : 0;
-  if (mem.offloaded_layers > 0 && mem.offloaded_bytes > host.memory.value())
+  const Bytes kv_seq = kv_cache_bytes(m, is.kv_elem_bytes, is.tp, is.context, 1);
+  const Bytes kv_room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
+  const int max_batch = kv_room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(kv_room / kv_seq))) : 0;
+  if (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() > host.memory.value())
     warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
-                                   format_iec(mem.offloaded_bytes), host.id, format_iec(host.memory.value())));
+                                   format_iec(mem.offloaded_bytes.value()), host.id, format_iec(host.memory.value())));
   if (!mem.fits() && mem.offloaded_layers == 0 && j.device.family != "cpu")
     warnings.push_back(fmt::format("does not fit: {} needed, {} available per device; try a smaller --quant, --tp or --gpus",
-                                   format_iec(mem.total()), format_iec(mem.capacity)));
+                                   format_iec(mem.total().value()), format_iec(mem.capacity.value())));
   const bool runs = mem.fits() || mem.offloaded_layers > 0;
 
   // Single stream: the local question.
-  const double single_prefill = prefill_s(im, static_cast<long>(prompt), 1);
-  const double single_step = decode_step_s(im, 1, prompt + output / 2);
+  const double single_prefill = prefill_time(im, static_cast<long>(prompt), 1).value();
+  const double single_step = decode_step_time(im, 1, prompt + output / 2).value();
 
   // Deployment: replicas of tp devices.
   std::optional<Operating> op;
@@ -184,8 +184,8 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   double throughput = 0, load = 0, utilisation = 0;
   if (serving || gpus_given > 0) {
     if (!mem.fits()) fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {} x {} at tp {}: {} of {} per device", m.id,
-                                                      s.quant, is.tp, j.device.id, is.tp, format_iec(mem.total()),
-                                                      format_iec(mem.capacity)));
+                                                      s.quant, is.tp, j.device.id, is.tp, format_iec(mem.total().value()),
+                                                      format_iec(mem.capacity.value())));
     if (max_batch < 1) fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {} at tp {}",
                                                          is.context, j.device.id, is.tp));
     op = best_batch(im, max_batch, prompt, output, ttft, tpot);
@@ -266,8 +266,8 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("power", bill.power);
   v.set("cost_usd_per_hour", bill.cost);
   assumptions.push_back(Assumption{"decode bandwidth efficiency", im.decode.bandwidth, {}, "", im.decode.origin});
-  assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer_s, {}, "s", im.decode.origin});
-  assumptions.push_back(Assumption{"runtime reserve", mem.reserve, {}, "B",
+  assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer.value(), {}, "s", im.decode.origin});
+  assumptions.push_back(Assumption{"runtime reserve", mem.reserve.value(), {}, "B",
                                    s.reserve_bytes ? "set: reserve"
                                                    : "default of " + to_string(is.runtime) +
                                                          " (vLLM gpu_memory_utilization 0.9, llama.cpp fit margin 1 GiB, Ollama 457/512 MiB)"});
@@ -283,10 +283,10 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
                         to_string(is.runtime), is.tp, is.context);
   t.headers = {"result", "value"};
   t.right = {false, true};
-  t.add_row({"weights per device", format_iec(mem.weights)});
-  t.add_row({"KV cache", fmt::format("{} ({} per token)", format_iec(mem.kv), format_iec(mem.kv_per_token))});
-  t.add_row({"workspace + reserve", format_iec(mem.workspace + mem.reserve)});
-  t.add_row({"total / capacity", format_iec(mem.total()) + " / " + format_iec(mem.capacity)});
+  t.add_row({"weights per device", format_iec(mem.weights.value())});
+  t.add_row({"KV cache", fmt::format("{} ({} per token)", format_iec(mem.kv.value()), format_iec(mem.kv_per_token.value()))});
+  t.add_row({"workspace + reserve", format_iec(mem.workspace.value() + mem.reserve.value())});
+  t.add_row({"total / capacity", format_iec(mem.total().value()) + " / " + format_iec(mem.capacity.value())});
   t.add_row({"fits", mem.fits() ? "yes"
                      : mem.offloaded_layers > 0
                          ? fmt::format("no: {} of {} layers in {} memory", mem.offloaded_layers, m.layers, host.id)

@@ -107,12 +107,12 @@ Document inference_memory_doc(const Job& j, const Scenario& s) {
                         to_string(is.runtime), is.context, s.batch, is.tp);
   t.headers = {"term", "GiB"};
   t.right = {false, true};
-  t.add_row({"weights", format_iec(im.weights)});
-  t.add_row({"kv cache", format_iec(im.kv)});
-  t.add_row({"workspace", format_iec(im.workspace)});
-  t.add_row({"reserve", format_iec(im.reserve)});
-  t.add_row({"total", format_iec(im.total())});
-  t.add_row({"capacity", format_iec(im.capacity)});
+  t.add_row({"weights", format_iec(im.weights.value())});
+  t.add_row({"kv cache", format_iec(im.kv.value())});
+  t.add_row({"workspace", format_iec(im.workspace.value())});
+  t.add_row({"reserve", format_iec(im.reserve.value())});
+  t.add_row({"total", format_iec(im.total().value())});
+  t.add_row({"capacity", format_iec(im.capacity.value())});
   doc.tables.push_back(t);
   doc.lines.push_back(im.fits() ? "fits"
                       : im.offloaded_layers > 0

@@ -280,7 +280,7 @@ std::string decode_section(const Catalog& cat, bool& ok) {
     s.context = r.tokens;
     Device host = d.family == "apple" ? d : resolve_device(cat, d.memory_type == "gddr" ? "cpu-desktop" : "cpu-server");
     InferModel im = make_infer_model(m, pc, d, host, s);
-    const double predicted = 1 / decode_step_s(im, 1, r.tokens / 2.0);
+    const double predicted = 1 / decode_step_time(im, 1, r.tokens / 2.0).value();
     const double err = predicted / r.measured - 1;
     (r.fitted ? in_sample : out_sample).errors.push_back(std::fabs(err));
     table += fmt::format("| {}{} | {} | {} | {} | {} | {:.1f} | {:.1f} | {:+.1f}% |\n", r.source, r.fitted ? " (fit)" : "",

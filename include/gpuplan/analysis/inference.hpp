@@ -5,6 +5,7 @@
 // shared/reference/inference.md section 4; decode uses its two-term form
 // t = bytes / (eta x bandwidth) + layers x t_layer, which fits llama.cpp data far better than
 // bandwidth / bytes.
+#include <optional>
 #include <string>
 
 #include "gpuplan/analysis/device.hpp"
@@ -32,25 +33,25 @@ struct InferSettings {
   long context = 4096;  // tokens one sequence's cache holds
   int batch = 1;        // sequences resident at once
   Runtime runtime = Runtime::vllm;
-  double reserve = -1;  // bytes per device; < 0: the runtime's default
+  std::optional<Bytes> reserve;  // per device; unset: the runtime's default
 };
 
 // The runtime's headroom: vLLM keeps 10% of memory back (gpu_memory_utilization 0.9), llama.cpp's
 // fit margin is 1024 MiB per device, Ollama's minimum 457 MiB on CUDA and 512 MiB on Metal.
-double runtime_reserve(Runtime r, const Device& d);
+Bytes runtime_reserve(Runtime r, const Device& d);
 
 // KV bytes per token on one device (all layers; K and V; heads split by tp, never below one).
-double kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp);
+Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp);
 // KV bytes for `batch` sequences of `context` tokens on one device; sliding-window layers hold
 // at most the window.
-double kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch);
+Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch);
 
 struct InferMemory {
-  double weights = 0, kv_per_token = 0, kv = 0, workspace = 0, reserve = 0;
-  double capacity = 0;
-  int offloaded_layers = 0;    // layers the runtime keeps in host memory (llama.cpp, Ollama)
-  double offloaded_bytes = 0;  // host bytes: those layers and their cache
-  double total() const { return weights + kv + workspace + reserve; }
+  Bytes weights = bytes(0), kv_per_token = bytes(0), kv = bytes(0), workspace = bytes(0), reserve = bytes(0);
+  Bytes capacity = bytes(0);
+  int offloaded_layers = 0;             // layers the runtime keeps in host memory (llama.cpp, Ollama)
+  Bytes offloaded_bytes = bytes(0);     // host bytes: those layers and their cache
+  Bytes total() const { return weights + kv + workspace + reserve; }
   bool fits() const { return total() <= capacity; }
 };
 InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& s);
@@ -58,8 +59,8 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
 // Decode efficiency by memory technology: from the two-term fits of llama.cpp's Llama-2
 // measurements (inference.md 5.1), means per class. Replaced by calibration when given.
 struct DecodeEfficiency {
-  double bandwidth = 0.8;  // share of datasheet bandwidth streamed
-  double per_layer_s = 0;  // fixed cost per layer and token (kernel launches, synchronisation)
+  double bandwidth = 0.8;             // share of datasheet bandwidth streamed
+  Seconds per_layer = seconds(0);     // fixed cost per layer and token (kernel launches, synchronisation)
   std::string origin;
 };
 DecodeEfficiency decode_efficiency(const Device& d);
@@ -73,11 +74,6 @@ DecodeEfficiency serving_decode_efficiency(const Device& d);
 // runtimes use a one-shot reduce through the switch (two link traversals, NCCL NVLS or
 // TensorRT-LLM's custom all-reduce) rather than a ring of 2(n-1) steps.
 double switched_allreduce_s(double bytes, int n, double bw, double latency);
-
-struct InferTimes {
-  double prefill_s = 0;      // one batch of prompts
-  double decode_step_s = 0;  // one token for every resident sequence
-};
 
 struct InferModel {
   ModelArch model;
@@ -96,10 +92,10 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
 constexpr double serving_prefill_tokens = 8192;
 
 // Prefill of `prompts` sequences of `tokens` each.
-double prefill_s(const InferModel& im, long tokens, int prompts);
+Seconds prefill_time(const InferModel& im, long tokens, int prompts);
 // One decode step for `batch` sequences whose caches hold `context` tokens on average.
-double decode_step_s(const InferModel& im, int batch, double context);
+Seconds decode_step_time(const InferModel& im, int batch, double context);
 // Weight bytes one decode step reads on the device (MoE: the experts a batch of tokens touches).
-double decode_weight_bytes(const InferModel& im, int batch);
+Bytes decode_weight_bytes(const InferModel& im, int batch);
 
 }  // namespace gpuplan
