@@ -65,7 +65,7 @@ const std::vector<std::string>& setting_names() {
       "staff", "facility-cost", "storage", "storage-units", "checkpoint-every", "epochs", "bytes-per-token",
       "oversubscription", "runtime", "kv-dtype", "prompt-tokens", "output-tokens", "rate", "users", "think-time",
       "ttft", "tpot", "strict", "host", "calibration", "efficiency-scale", "price-scale", "pue-scale", "tokens-scale",
-      "power-scale"};
+      "power-scale", "tp-overlap", "ep-overlap"};
   return names;
 }
 
@@ -150,6 +150,8 @@ void apply_setting(Scenario& s, const std::string& name, const std::string& valu
   } else if (name == "strict") s.strict = boolean(name, value);
   else if (name == "host") s.host = value;
   else if (name == "calibration") s.calibration = value;
+  else if (name == "tp-overlap" || name == "ep-overlap")
+    (name == "tp-overlap" ? s.tp_overlap : s.ep_overlap) = quantity(name, value, QuantityKind::fraction);
   else if (name.size() > 6 && name.substr(name.size() - 6) == "-scale") {
     const double v = quantity(name, value, QuantityKind::real);
     if (v < 0.1 || v > 10) fail(Exit::usage, fmt::format("--{} '{}' must be from 0.1 to 10", name, value));
@@ -257,6 +259,8 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.compute_dtype = parse_dtype(s.precision);
   st.train.weight_bytes = (st.compute_dtype == DType::fp32 || st.compute_dtype == DType::tf32) ? 4 : 2;
   st.eff = default_efficiency(j.device.family);
+  st.tp_overlap = s.tp_overlap;
+  st.ep_overlap = s.ep_overlap;
   j.facility = resolve_facility(s, catalog, j.device);
   resolve_calibration(s, j);
   if (s.efficiency_scale != 1) {

@@ -210,3 +210,38 @@ TEST_CASE("bad layouts and settings are usage errors", "[memory]") {
   apply_setting(s, "heads", "33");
   CHECK_THROWS_WITH(resolve(s, c), Catch::Matchers::Contains("does not divide"));
 }
+
+TEST_CASE("Overlap settings hide tensor-parallel and expert communication") {
+  Catalog cat = Catalog::builtin();
+  Scenario s;
+  apply_setting(s, "model", "mixtral-8x7b");
+  Job j = resolve(s, cat);
+  StepModel sm{j.model, j.params, j.device, j.step};
+  Layout l;
+  l.tp = 2, l.dp = 128, l.ep = 8, l.zero = 1, l.micro_batch = 1, l.global_batch = 1024;
+  const StepTime base = step_time(sm, l);
+  REQUIRE(base.tp_comm > 0);
+  REQUIRE(base.ep_comm > 0);
+  sm.settings.tp_overlap = 1;
+  sm.settings.ep_overlap = 0.5;
+  const StepTime hidden = step_time(sm, l);
+  CHECK(hidden.tp_comm == 0);
+  CHECK(hidden.ep_comm == Approx(base.ep_comm / 2).epsilon(1e-12));
+  CHECK(hidden.compute == Approx(base.compute).epsilon(1e-12));
+}
+
+TEST_CASE("Expert all-to-all across nodes is bound by the scale-out share of the traffic") {
+  // 8 ranks inside one NVLink domain against 16 ranks over two nodes: the second sends half of
+  // its bytes over InfiniBand, so it cannot be faster than that half at the NIC's rate.
+  Catalog cat = Catalog::builtin();
+  Scenario s;
+  apply_setting(s, "model", "mixtral-8x7b");
+  Job j = resolve(s, cat);
+  StepModel sm{j.model, j.params, j.device, j.step};
+  Layout l;
+  l.dp = 16, l.ep = 8, l.zero = 1, l.micro_batch = 1, l.global_batch = 1024, l.sequence_parallel = false;
+  const double inside = step_time(sm, l).ep_comm;
+  l.dp = 32, l.ep = 16, l.global_batch = 2048;  // same tokens per rank, twice the ranks
+  const double across = step_time(sm, l).ep_comm;
+  CHECK(across > 2 * inside);
+}

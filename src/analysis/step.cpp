@@ -94,6 +94,24 @@ double collective_s(const Device& d, const Efficiency& e, double bytes, int size
   return ring(bytes, inside, up.bw, up.latency) + ring(bytes / inside, size / inside, out.bw, out.latency);
 }
 
+// All-to-all among `size` ranks (expert dispatch and combine): each rank sends (size-1)/size of
+// its bytes, the share for other nodes over its scale-out NIC and the rest over the scale-up
+// link, both at once. The pairwise exchanges run concurrently, so each level pays its latency
+// once, not once per peer as a ring would.
+double alltoall_s(const Device& d, const Efficiency& e, double bytes, int size, int stride) {
+  if (size <= 1) return 0;
+  const LinkChoice up = scale_up_link(d, e);
+  const int inside = std::max(1, std::min(size, d.scale_up_domain / std::max(1, stride)));
+  const double local = (inside - 1.0) / size * bytes;
+  const double remote = static_cast<double>(size - inside) / size * bytes;
+  double t = local > 0 ? local / up.bw + up.latency : 0;
+  if (remote > 0) {
+    const LinkChoice out = scale_out_link(d, e);
+    t = std::max(t, remote / out.bw + out.latency);
+  }
+  return t;
+}
+
 double p2p_s(const Device& d, const Efficiency& e, double bytes, bool crosses_nodes) {
   LinkChoice l = crosses_nodes ? scale_out_link(d, e) : scale_up_link(d, e);
   return bytes / l.bw + l.latency;
@@ -178,7 +196,7 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
     double msg = 2 * tokens * h;  // 16-bit activations
     double one = collective_s(d, e, msg, l.tp, 1, ring_allreduce_s);
     double count = 4 + (l.recompute == Recompute::full ? 2 : 0);
-    tp_per_micro = per_stage * count * one;
+    tp_per_micro = per_stage * count * one * (1 - st.tp_overlap);
   }
   // --- context parallelism: ring attention passes K and V shards (cp - 1) times forward and
   // twice that backward, overlapped with the attention core.
@@ -192,7 +210,7 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
   double ep_per_micro = 0;
   if (moe && l.ep > 1) {
     double bytes_a2a = 2 * tokens * h * m.active_experts / (sp ? t : 1);
-    ep_per_micro = moe_layers_here * 4 * collective_s(d, e, bytes_a2a, l.ep, l.tp * l.cp, ring_gather_s);
+    ep_per_micro = moe_layers_here * 4 * alltoall_s(d, e, bytes_a2a, l.ep, l.tp * l.cp) * (1 - st.ep_overlap);
   }
   // --- pipeline: activations to the next stage, forward and backward, per micro-batch.
   double pp_per_micro = 0;

@@ -28,6 +28,9 @@ struct StepSettings {
   DType compute_dtype = DType::bf16;
   Efficiency eff;
   double dp_overlap = 0.5;  // share of data-parallel gradient traffic hidden behind the backward pass
+  // Shares of tensor-parallel and expert all-to-all traffic hidden behind compute: 0 is
+  // Megatron's default; NeMo's userbuffers (TP) and DeepSeek's DualPipe (EP) hide most of it.
+  double tp_overlap = 0, ep_overlap = 0;
   double framework_overhead = 0.03;  // kernel launches, synchronisation, data loading (share of compute)
 };
 
