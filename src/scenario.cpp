@@ -434,6 +434,7 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
                                      ? "default: Newkirk et al. 2025 (arXiv 2506.14551), H100 nodes training at 76% of 10.2 kW"
                                      : "set: power-fraction"));
   f.scale_out = d.scale_out;
+  f.nics_per_node = d.nics_per_node;
   if (!d.scale_out.id.empty()) {
     const Record& link = catalog.get("interconnects", d.scale_out.id);
     if (d.scale_out.switch_power.value() > 0)

@@ -106,6 +106,7 @@ struct Facility {
   NodeSpec node;
   double power_fraction = default_power_fraction;
   Link scale_out;
+  int nics_per_node = 0;  // scale-out NICs per node (0: one per device, rail-optimised)
   std::optional<StorageSystem> storage;
   std::optional<Quote> cloud, purchase;
   std::vector<Assumption> assumptions;

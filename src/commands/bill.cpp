@@ -16,7 +16,8 @@ ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long sto
   c.nodes = (gpus + f.node.devices - 1) / f.node.devices;
   FabricInput fi;
   fi.nodes = c.nodes;
-  fi.nics_per_node = std::max(1, gpus >= f.node.devices ? f.node.devices : gpus);
+  const int per_node = f.nics_per_node > 0 ? f.nics_per_node : f.node.devices;
+  fi.nics_per_node = std::max(1, gpus >= f.node.devices ? per_node : std::min(per_node, gpus));
   fi.radix = f.scale_out.switch_radix;
   fi.oversubscription = s.oversubscription;
   fi.port_bw = f.scale_out.bw_per_direction;
