@@ -19,6 +19,19 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates) {
+  // Several candidates that start with the word ("h100" -> h100-sxm, h100-pcie, h100-nvl): name
+  // them all (up to four) rather than guess one.
+  if (word.size() >= 3) {
+    std::vector<std::string> prefixed;
+    for (const auto& c : candidates)
+      if (c.rfind(word, 0) == 0 && c != word) prefixed.push_back(c);
+    if (prefixed.size() >= 2 && prefixed.size() <= 4) {
+      std::string all;
+      for (std::size_t i = 0; i < prefixed.size(); ++i)
+        all += (i == 0 ? "" : i + 1 == prefixed.size() ? " or " : ", ") + prefixed[i];
+      return all;
+    }
+  }
   std::string best;
   std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {

@@ -211,12 +211,18 @@ TEST_CASE("bad layouts and settings are usage errors", "[memory]") {
   CHECK_THROWS_WITH(resolve(s, c), Catch::Matchers::Contains("does not divide"));
 }
 
-TEST_CASE("Overlap settings hide tensor-parallel and expert communication") {
-  Catalog cat = Catalog::builtin();
+namespace {
+// Mixtral 8x7B on H100 with every default: an MoE model for the communication terms.
+StepModel mixtral_on_h100() {
   Scenario s;
   apply_setting(s, "model", "mixtral-8x7b");
-  Job j = resolve(s, cat);
-  StepModel sm{j.model, j.params, j.device, j.step};
+  Job j = resolve(s, Catalog::builtin());
+  return StepModel{j.model, j.params, j.device, j.step};
+}
+}  // namespace
+
+TEST_CASE("Overlap settings hide tensor-parallel and expert communication") {
+  StepModel sm = mixtral_on_h100();
   Layout l;
   l.tp = 2, l.dp = 128, l.ep = 8, l.zero = 1, l.micro_batch = 1, l.global_batch = 1024;
   const StepTime base = step_time(sm, l);
@@ -233,11 +239,7 @@ TEST_CASE("Overlap settings hide tensor-parallel and expert communication") {
 TEST_CASE("Expert all-to-all across nodes is bound by the scale-out share of the traffic") {
   // 8 ranks inside one NVLink domain against 16 ranks over two nodes: the second sends half of
   // its bytes over InfiniBand, so it cannot be faster than that half at the NIC's rate.
-  Catalog cat = Catalog::builtin();
-  Scenario s;
-  apply_setting(s, "model", "mixtral-8x7b");
-  Job j = resolve(s, cat);
-  StepModel sm{j.model, j.params, j.device, j.step};
+  StepModel sm = mixtral_on_h100();
   Layout l;
   l.dp = 16, l.ep = 8, l.zero = 1, l.micro_batch = 1, l.global_batch = 1024, l.sequence_parallel = false;
   const double inside = step_time(sm, l).ep_comm;
