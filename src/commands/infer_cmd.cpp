@@ -95,7 +95,15 @@ void set_infer_memory_json(Value& v, const InferMemory& mem) {
 }
 
 Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
-  Job j = resolve(s, catalog);
+  // The laptop question (one device, no load, no site named) runs outside a data centre: no
+  // facility overhead on its energy.
+  const bool local = s.rate <= 0 && s.users <= 0 && s.gpus <= 0 && !s.has("site") && !s.has("pue");
+  Scenario sl = s;
+  if (local) sl.pue = 1.0;
+  Job j = resolve(sl, catalog);
+  if (local)
+    for (auto& a : j.facility.assumptions)
+      if (a.name == "PUE") a.origin = "local machine: no data-centre overhead (give --site or --pue for one)";
   const ModelArch& m = j.model;
   std::vector<std::string> warnings = j.facility.warnings;
   const double prompt = static_cast<double>(s.prompt_tokens > 0 ? s.prompt_tokens : default_prompt);
