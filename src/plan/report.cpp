@@ -157,6 +157,68 @@ std::string tornado(const std::string& title, double base, const std::vector<std
   return s + "</svg></figure>\n";
 }
 
+// Memory per device as stacked parts, with the device's capacity marked: training shows weights,
+// gradients, optimizer states, activations, buffers and reserve; serving weights, KV cache,
+// workspace and reserve.
+std::string memory_breakdown(const std::vector<Value>& scen) {
+  struct Part { const char* label; const char* train; const char* infer; const char* colour; };
+  static const Part parts[] = {{"weights", "memory_breakdown_bytes.weights", "weights_bytes", "#3b6fb6"},
+                               {"gradients", "memory_breakdown_bytes.gradients", nullptr, "#6c9bd2"},
+                               {"optimizer", "memory_breakdown_bytes.optimizer", nullptr, "#a4c2e8"},
+                               {"activations/KV", "memory_breakdown_bytes.activations", "kv_cache_bytes", "#e39b3b"},
+                               {"buffers", "memory_breakdown_bytes.buffers", "workspace_bytes", "#9a9a9a"},
+                               {"reserve", "memory_breakdown_bytes.reserve", "reserve_bytes", "#cfcfcf"}};
+  double top = 0;
+  std::vector<std::pair<std::string, std::vector<double>>> rows;
+  std::vector<double> caps;
+  for (const auto& s : scen) {
+    const bool infer = text(s, "command") == "infer";
+    std::vector<double> v;
+    double sum = 0;
+    for (const auto& p : parts) {
+      const char* path = infer ? p.infer : p.train;
+      const double x = path ? num(s, path).value_or(0) : 0;
+      v.push_back(x);
+      sum += x;
+    }
+    if (sum <= 0) continue;
+    const double cap = num(s, "capacity_bytes").value_or(0);
+    top = std::max({top, sum, cap});
+    rows.push_back({text(s, "name"), v});
+    caps.push_back(cap);
+  }
+  if (rows.empty()) return {};
+  const int row_h = 26, left = 190, bar_w = 330, width = 640;
+  const int height = 52 + row_h * static_cast<int>(rows.size());
+  std::string o = fmt::format(R"(<figure><svg role="img" aria-label="Memory per device" viewBox="0 0 {0} {1}" width="{0}" height="{1}" xmlns="http://www.w3.org/2000/svg">)"
+                              R"(<text x="0" y="16" class="t">Memory per device (the line marks the capacity)</text>)",
+                              width, height);
+  int x = 0;
+  for (const auto& p : parts) {
+    o += fmt::format(R"(<rect x="{}" y="24" width="10" height="10" fill="{}"/><text x="{}" y="33" class="l">{}</text>)", x, p.colour,
+                     x + 14, xml(p.label));
+    x += 14 + 7 * static_cast<int>(std::string(p.label).size()) + 10;
+  }
+  int y = 46;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    o += fmt::format(R"(<text x="{}" y="{}" class="l" text-anchor="end">{}</text>)", left - 8, y + 15, xml(rows[r].first));
+    double at = left, total = 0;
+    for (std::size_t i = 0; i < rows[r].second.size(); ++i) {
+      const double w = bar_w * rows[r].second[i] / top;
+      total += rows[r].second[i];
+      if (w > 0) o += fmt::format(R"(<rect x="{:.1f}" y="{}" width="{:.1f}" height="{}" fill="{}"/>)", at, y + 2, w, row_h - 8, parts[i].colour);
+      at += w;
+    }
+    if (caps[r] > 0) {
+      const double cx = left + bar_w * caps[r] / top;
+      o += fmt::format(R"(<line x1="{:.1f}" y1="{}" x2="{:.1f}" y2="{}" class="axis"/>)", cx, y, cx, y + row_h - 4);
+    }
+    o += fmt::format(R"(<text x="{:.1f}" y="{}" class="v">{}</text>)", left + bar_w + 8.0, y + 15, xml(format_iec(total)));
+    y += row_h;
+  }
+  return o + "</svg></figure>\n";
+}
+
 }  // namespace
 
 const Value* plan_get(const Value& report, const std::string& path) {
@@ -350,7 +412,7 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
   h += "<h2>Constraints</h2>\n" + table_html(doc.tables[1]);
 
   h += "<h2>Charts</h2>\n";
-  std::vector<std::pair<std::string, double>> cost, time, mw, racks, mem;
+  std::vector<std::pair<std::string, double>> cost, time, mw, racks;
   std::string cost_label, time_label;
   for (const auto& s : scen) {
     const Headline hl = headline(s);
@@ -358,12 +420,10 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
     if (hl.time) time.push_back({text(s, "name"), *hl.time}), time_label = hl.time_label;
     if (auto v = num(s, "power.facility_mw_peak")) mw.push_back({text(s, "name"), *v});
     if (auto v = num(s, "power.racks")) racks.push_back({text(s, "name"), *v});
-    if (auto v = num(s, "memory_per_gpu_bytes")) mem.push_back({text(s, "name"), *v});
-    else if (auto w = num(s, "total_bytes")) mem.push_back({text(s, "name"), *w});
   }
   h += bars("Cost: " + cost_label, cost, show_usd);
   h += bars("Time: " + time_label, time, [](double v) { return format_sig(v, 3); });
-  h += bars("Memory per device", mem, show_bytes);
+  h += memory_breakdown(scen);
   h += bars("Facility power, peak", mw, show_mw);
   h += bars("Racks", racks, show_int);
 
