@@ -155,6 +155,13 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
   return im;
 }
 
+int kv_batch_limit(const InferModel& im) {
+  const InferMemory& mem = im.memory;
+  const Bytes room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
+  const Bytes one = kv_cache_bytes(im.model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1);
+  return room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(room / one))) : 0;
+}
+
 Bytes decode_weight_bytes(const InferModel& im, int batch) {
   const ModelArch& m = im.model;
   const ParamCounts& pc = im.params;

@@ -6,10 +6,6 @@
 #include "gpuplan/format.hpp"
 
 namespace gpuplan {
-namespace {
-// A communication share above this is worth a warning: the fabric, not the devices, sets the pace.
-constexpr double comm_warning_share = 0.3;
-}  // namespace
 
 ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long storage_units) {
   ClusterPower c;
@@ -68,6 +64,7 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
                                       format_si(f.node.max_power.value(), "W"), format_si(f.site.rack_power.value(), "W"))});
     const Joules e = run_energy(p.facility_avg, span);
     b.energy_mwh = to_kwh(e) / 1e3;
+    b.electricity_usd = (e * f.site.electricity).value();
     b.co2_t = co2_tonnes(e, f.site.gco2_per_kwh);
     t.add_row({"energy" + span_name, format_si(*b.energy_mwh * 1e6, "Wh")});
     t.add_row({"carbon" + span_name, format_si(*b.co2_t, "t") + " CO2e"});
@@ -128,17 +125,14 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
     idle = oc.idle_device_hour.value();
     b.cost.set("capital", oc.capital.value());
   }
-  auto opt = [](const std::optional<double>& v) { return v ? Value(*v) : Value(); };
-  b.cost.set("cloud", opt(cloud));
-  b.cost.set("owned_run", opt(owned_run));
-  b.cost.set("owned_tco", opt(owned_tco));
-  std::optional<double> electricity;
-  if (b.energy_mwh) electricity = *b.energy_mwh * 1e3 * f.site.electricity.value() * 3.6e6;
-  b.cost.set("electricity", opt(electricity));
-  b.cost.set("idle_gpu_hour", opt(idle));
-  b.cost.set("cloud_storage", opt(storage_rent));
+  b.cost.set("cloud", cloud);
+  b.cost.set("owned_run", owned_run);
+  b.cost.set("owned_tco", owned_tco);
+  b.cost.set("electricity", b.electricity_usd);
+  b.cost.set("idle_gpu_hour", idle);
+  b.cost.set("cloud_storage", storage_rent);
   b.cost.set("headline", s.buy ? "owned" : "cloud");
-  if (electricity) t.add_row({"electricity" + span_name, format_usd(*electricity)});
+  if (b.electricity_usd) t.add_row({"electricity" + span_name, format_usd(*b.electricity_usd)});
   auto cloud_row = [&] {
     if (cloud)
       t.add_row({"cloud cost" + span_name, fmt::format("{} ({}{} at {}/device-hour)", format_usd(*cloud), f.cloud->provider,

@@ -10,6 +10,10 @@
 
 namespace gpuplan {
 
+// A communication share of the step above this is worth a warning: the fabric, not the
+// devices, sets the pace.
+constexpr double comm_warning_share = 0.3;
+
 struct ClusterPower {
   long nodes = 0;
   Fabric fabric;
@@ -28,7 +32,7 @@ struct RunFacts {
 
 struct Bill {
   Value power, fabric, cost;
-  std::optional<double> energy_mwh, co2_t;
+  std::optional<double> energy_mwh, co2_t, electricity_usd;
   Table table;
 };
 Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, const RunFacts& run);

@@ -120,12 +120,11 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
                                      "default with --users: MLPerf Inference Llama-2-70B server scenario"});
   }
 
-  Scenario sc = s;
-  sc.prompt_tokens = static_cast<long>(prompt);
-  sc.output_tokens = static_cast<long>(output);
-  InferSettings is = resolve_infer(sc, j);
-  if (s.context <= 0 && s.prompt_tokens <= 0 && s.output_tokens <= 0 && !serving && s.gpus <= 0)
-    is.context = std::min<long>(m.max_context, 4096);
+  // The cache holds --context; else a request's prompt and reply when requests are described or
+  // served; else (the laptop question) what resolve_infer gives, min(4096, the model's maximum).
+  InferSettings is = resolve_infer(s, j);
+  if (s.context <= 0 && (serving || s.gpus > 0 || s.prompt_tokens > 0 || s.output_tokens > 0))
+    is.context = static_cast<long>(prompt + output);
   if (m.max_context > 0 && is.context > m.max_context) {
     std::string msg = fmt::format("context {} exceeds {}'s maximum of {} tokens", is.context, m.id, m.max_context);
     if (s.strict) fail(Exit::usage, msg);
@@ -155,10 +154,9 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
         InferSettings trial = is;
         trial.tp = t;
         InferModel tim = build(trial);
-        const Bytes room = tim.memory.capacity - tim.memory.weights - tim.memory.workspace - tim.memory.reserve;
-        const Bytes seq = kv_cache_bytes(m, trial.kv_elem_bytes, t, trial.context, 1);
-        if (!tim.memory.fits() || room < seq) continue;
-        auto cand = best_batch(tim, static_cast<int>(std::min(1e9, std::floor(room / seq))), prompt, output, ttft, tpot);
+        const int limit = kv_batch_limit(tim);
+        if (!tim.memory.fits() || limit < 1) continue;
+        auto cand = best_batch(tim, limit, prompt, output, ttft, tpot);
         if (!cand) continue;
         const int need = static_cast<int>(std::ceil(rate_guess / cand->capacity_rps - 1e-9)) * t;
         if (best_gpus == 0 || need < best_gpus) best_gpus = need, is.tp = t;
@@ -171,9 +169,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
 
   InferModel im = build(is);
   const InferMemory& mem = im.memory;
-  const Bytes kv_seq = kv_cache_bytes(m, is.kv_elem_bytes, is.tp, is.context, 1);
-  const Bytes kv_room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
-  const int max_batch = kv_room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(kv_room / kv_seq))) : 0;
+  const int max_batch = kv_batch_limit(im);
   if (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() > host.memory.value())
     warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
                                    format_iec(mem.offloaded_bytes.value()), host.id, format_iec(host.memory.value())));
@@ -256,7 +252,6 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("output_tokens", output);
   set_infer_memory_json(v, mem);
   v.set("host", mem.offloaded_layers > 0 ? Value(host.id) : Value());
-  auto opt = [](const std::optional<double>& x) { return x ? Value(*x) : Value(); };
   v.set("prefill_tokens_per_s", runs ? Value(prompt / single_prefill) : Value());
   v.set("decode_tokens_per_s", runs ? Value(1 / single_step) : Value());
   v.set("ttft_s", runs ? Value(op ? op->ttft_s : single_prefill + single_step) : Value());
@@ -268,8 +263,8 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("utilisation", op ? Value(utilisation) : Value());
   v.set("replicas", replicas);
   v.set("gpus", gpus);
-  v.set("usd_per_million_tokens", runs ? opt(usd_per_m) : Value());
-  v.set("kwh_per_million_tokens", runs ? opt(kwh_per_m) : Value());
+  v.set("usd_per_million_tokens", runs ? usd_per_m : Value());
+  v.set("kwh_per_million_tokens", runs ? kwh_per_m : Value());
   v.set("site", j.facility.site.id);
   v.set("power", bill.power);
   v.set("cost_usd_per_hour", bill.cost);

@@ -118,8 +118,8 @@ PlanRun run_plan(const Catalog& base, const std::string& path) {
           } catch (const Error&) {
             // A variation with no answer (nothing fits) leaves its cell empty.
           }
-          row.set(fmt::format("cost_{}", side), cost ? Value(*cost) : Value());
-          row.set(fmt::format("time_{}", side), time ? Value(*time) : Value());
+          row.set(fmt::format("cost_{}", side), cost);
+          row.set(fmt::format("time_{}", side), time);
         }
         sens.push(row);
       }

@@ -22,8 +22,8 @@ Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("site", f.site.id);
   v.set("power", b.power);
   v.set("fabric", b.fabric);
-  v.set("energy_mwh_per_year", b.energy_mwh ? Value(*b.energy_mwh) : Value());
-  v.set("co2_t_per_year", b.co2_t ? Value(*b.co2_t) : Value());
+  v.set("energy_mwh_per_year", b.energy_mwh);
+  v.set("co2_t_per_year", b.co2_t);
   v.set("cost_usd_per_year", b.cost);
   v.set("assumptions", assumptions_json(f.assumptions));
   v.set("warnings", warnings_json(f.warnings));

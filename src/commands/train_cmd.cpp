@@ -221,7 +221,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   const StepTime& st = best.time;
   const double comm = st.tp_comm + st.pp_comm + st.dp_comm + st.cp_comm + st.ep_comm;
   const double comm_fraction = comm / st.total;
-  if (comm_fraction > 0.3)
+  if (comm_fraction > comm_warning_share)
     warnings.push_back(fmt::format("exposed communication is {:.0f}% of the step: the fabric, not the devices, sets the pace",
                                    100 * comm_fraction));
 
@@ -246,14 +246,14 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   out.set("valid", r.fitting);
   out.set("site", fac.site.id);
   out.set("power", bill.power);
-  out.set("energy_mwh", bill.energy_mwh ? Value(*bill.energy_mwh) : Value());
-  out.set("co2_t", bill.co2_t ? Value(*bill.co2_t) : Value());
+  out.set("energy_mwh", bill.energy_mwh);
+  out.set("co2_t", bill.co2_t);
   out.set("cost_usd", bill.cost);
   // The model-card convention (BLOOM, Llama 2 and 3): GPU-hours x board power, no host, no PUE.
   if (j.device.tdp.value() > 0) {
-    const double mwh = wall * gpus / 3600 * j.device.tdp.value() / 1e6;
-    out.set("energy_gpu_tdp_mwh", mwh);
-    out.set("co2_gpu_tdp_t", mwh * 1e3 * fac.site.gco2_per_kwh / 1e6);
+    const Joules e = run_energy(j.device.tdp * static_cast<double>(gpus), seconds(wall));
+    out.set("energy_gpu_tdp_mwh", to_kwh(e) / 1e3);
+    out.set("co2_gpu_tdp_t", co2_tonnes(e, fac.site.gco2_per_kwh));
   } else {
     out.set("energy_gpu_tdp_mwh", Value());
     out.set("co2_gpu_tdp_t", Value());

@@ -95,6 +95,9 @@ constexpr double serving_prefill_tokens = 8192;
 Seconds prefill_time(const InferModel& im, long tokens, int prompts);
 // One decode step for `batch` sequences whose caches hold `context` tokens on average.
 Seconds decode_step_time(const InferModel& im, int batch, double context);
+// Sequences of the settings' context whose KV cache fits beside the weights, workspace and
+// reserve on one device (0 when not even one does).
+int kv_batch_limit(const InferModel& im);
 // Weight bytes one decode step reads on the device (MoE: the experts a batch of tokens touches).
 Bytes decode_weight_bytes(const InferModel& im, int batch);
 

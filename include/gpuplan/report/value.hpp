@@ -1,6 +1,7 @@
 #pragma once
 // A small ordered document tree: what every command produces for machines (JSON, CSV)
 // and, with tables, for people. Keys keep insertion order, so output is deterministic.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,8 @@ public:
   Value(long long i) : type_(Type::number), number_(static_cast<double>(i)) {}
   Value(unsigned long i) : type_(Type::number), number_(static_cast<double>(i)) {}
   Value(const char* s) : type_(Type::string), string_(s) {}
+  // A figure that may be missing: null when it is.
+  Value(const std::optional<double>& v) : Value(v ? Value(*v) : Value()) {}
   Value(std::string s) : type_(Type::string), string_(std::move(s)) {}
 
   static Value object() { Value v; v.type_ = Type::object; return v; }
