@@ -37,18 +37,6 @@ Value evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s) {
   return (ps.command == "infer" ? run_infer(cat, s, o) : run_train(cat, s, o)).data;
 }
 
-std::optional<double> number_at(const Value& v, const char* path) {
-  const Value* x = find_path(v, path);
-  if (x && x->type() == Value::Type::number) return x->as_number();
-  return std::nullopt;
-}
-
-// The headline cost and time the tornado reports.
-std::pair<std::optional<double>, std::optional<double>> cost_and_time(const Value& r, const std::string& command, bool owned) {
-  if (command == "infer") return {number_at(r, "usd_per_million_tokens"), number_at(r, "tpot_s")};
-  return {number_at(r, owned ? "cost_usd.owned_tco" : "cost_usd.cloud"), number_at(r, "wall_clock_days")};
-}
-
 }  // namespace
 
 PlanRun run_plan(const Catalog& base, const std::string& path) {
@@ -112,14 +100,14 @@ PlanRun run_plan(const Catalog& base, const std::string& path) {
           const double factor = side[0] == 'l' ? 1 - in.by : 1 + in.by;
           Scenario varied = s;
           apply_setting(varied, sensitivity_setting(in.name), fmt::format("{}", factor));
-          std::optional<double> cost, time;
+          Headline h;
           try {
-            std::tie(cost, time) = cost_and_time(evaluate(cat, ps, varied), ps.command, s.buy);
+            h = headline_of(evaluate(cat, ps, varied), ps.command, s.buy);
           } catch (const Error&) {
             // A variation with no answer (nothing fits) leaves its cell empty.
           }
-          row.set(fmt::format("cost_{}", side), cost);
-          row.set(fmt::format("time_{}", side), time);
+          row.set(fmt::format("cost_{}", side), h.cost);
+          row.set(fmt::format("time_{}", side), h.time);
         }
         sens.push(row);
       }
@@ -127,7 +115,7 @@ PlanRun run_plan(const Catalog& base, const std::string& path) {
     out.set("sensitivity", sens);
     if (verdict.pass) {
       ++passed;
-      auto [cost, time] = cost_and_time(result, ps.command, s.buy);
+      const auto [cost, time, cost_label, time_label] = headline_of(result, ps.command, s.buy);
       if (cost && (cheapest.empty() || *cost < best_cost)) cheapest = ps.name, best_cost = *cost;
       if (time && (fastest.empty() || *time < best_time)) fastest = ps.name, best_time = *time;
     }

@@ -325,11 +325,6 @@ std::string read_plan_text(const std::string& path) {
 
 Verdict check_constraints(const Constraints& c, const Value& r, const std::string& command, bool owned) {
   Verdict v;
-  auto num = [&](const char* dotted) -> std::optional<double> {
-    const Value* x = find_path(r, dotted);
-    if (x && x->type() == Value::Type::number) return x->as_number();
-    return std::nullopt;
-  };
   auto need = [&](bool ok, std::string why) {
     if (!ok) v.pass = false, v.reasons.push_back(std::move(why));
   };
@@ -337,15 +332,15 @@ Verdict check_constraints(const Constraints& c, const Value& r, const std::strin
     std::optional<double> cost;
     std::string what;
     if (command == "train") {
-      cost = owned ? num("cost_usd.owned_tco") : num("cost_usd.cloud");
+      cost = owned ? number_at(r, "cost_usd.owned_tco") : number_at(r, "cost_usd.cloud");
       what = owned ? "owned cost of ownership" : "cloud cost";
     } else {
       // Serving: a year of the deployment.
       if (owned) {
-        cost = num("cost_usd_per_hour.owned_run");
+        cost = number_at(r, "cost_usd_per_hour.owned_run");
         what = "owned cost per year";
       } else {
-        cost = num("cost_usd_per_hour.cloud");
+        cost = number_at(r, "cost_usd_per_hour.cloud");
         what = "cloud cost per year";
       }
       if (cost) *cost *= 365 * 24;
@@ -354,25 +349,38 @@ Verdict check_constraints(const Constraints& c, const Value& r, const std::strin
     else need(*cost <= *c.budget_usd, fmt::format("{} {} exceeds the budget of {}", what, format_usd(*cost), format_usd(*c.budget_usd)));
   }
   if (c.max_facility_mw) {
-    auto mw = num("power.facility_mw_peak");
+    auto mw = number_at(r, "power.facility_mw_peak");
     if (!mw) need(false, "facility power cannot be checked: no power figure for this device");
     else need(*mw <= *c.max_facility_mw, fmt::format("facility power {} MW exceeds the cap of {} MW", format_sig(*mw), format_sig(*c.max_facility_mw)));
   }
   if (c.deadline_s && command == "train") {
-    auto s = num("wall_clock_s");
+    auto s = number_at(r, "wall_clock_s");
     need(s && *s <= *c.deadline_s, fmt::format("training takes {}, past the deadline of {}", s ? format_duration(*s) : "?",
                                                format_duration(*c.deadline_s)));
   }
   if (c.max_racks) {
-    auto racks = num("power.racks");
+    auto racks = number_at(r, "power.racks");
     if (!racks) need(false, "racks cannot be checked: the site has no rack power budget or the device no power figure");
     else need(*racks <= *c.max_racks, fmt::format("{} racks exceed the limit of {}", *racks, *c.max_racks));
   }
   if (c.max_gpus) {
-    auto g = num("gpus");
+    auto g = number_at(r, "gpus");
     need(g && *g <= *c.max_gpus, fmt::format("{} devices exceed the limit of {}", g ? *g : 0, *c.max_gpus));
   }
   return v;
+}
+
+Headline headline_of(const Value& r, const std::string& command, bool owned) {
+  Headline h;
+  if (command == "infer") {
+    h.cost = number_at(r, "usd_per_million_tokens"), h.cost_label = "$ per million output tokens";
+    h.time = number_at(r, "tpot_s"), h.time_label = "time per output token (s)";
+  } else {
+    h.cost = number_at(r, owned ? "cost_usd.owned_tco" : "cost_usd.cloud");
+    h.cost_label = owned ? "owned cost of ownership ($)" : "cloud cost ($)";
+    h.time = number_at(r, "wall_clock_days"), h.time_label = "wall clock (days)";
+  }
+  return h;
 }
 
 std::string plan_template() {

@@ -8,15 +8,11 @@
 #include <sstream>
 
 #include "gpuplan/format.hpp"
+#include "gpuplan/plan/plan.hpp"
 
 namespace gpuplan {
 namespace {
 
-std::optional<double> num(const Value& v, const std::string& path) {
-  const Value* x = find_path(v, path);
-  if (x && x->type() == Value::Type::number) return x->as_number();
-  return std::nullopt;
-}
 std::string text(const Value& v, const std::string& key) {
   const Value* x = v.find(key);
   return x && x->type() == Value::Type::string ? x->as_string() : std::string();
@@ -70,28 +66,12 @@ const std::vector<Metric>& metrics() {
 
 std::string cell(const Value& s, const Metric& m) {
   if (*m.command && text(s, "command") != m.command) return "";
-  auto v = num(s, m.path);
+  auto v = number_at(s, m.path);
   return v ? m.show(*v) : "-";
 }
 
 // The headline cost and time of a scenario (what the charts and the tornado show).
-struct Headline {
-  std::optional<double> cost, time;
-  std::string cost_label, time_label;
-};
-Headline headline(const Value& s) {
-  Headline h;
-  const bool owned = text(s, "cost_headline") == "owned";
-  if (text(s, "command") == "infer") {
-    h.cost = num(s, "usd_per_million_tokens"), h.cost_label = "$ per million output tokens";
-    h.time = num(s, "tpot_s"), h.time_label = "time per output token (s)";
-  } else {
-    h.cost = owned ? num(s, "cost_usd.owned_tco") : num(s, "cost_usd.cloud");
-    h.cost_label = owned ? "owned cost of ownership ($)" : "cloud cost ($)";
-    h.time = num(s, "wall_clock_days"), h.time_label = "wall clock (days)";
-  }
-  return h;
-}
+Headline headline(const Value& s) { return headline_of(s, text(s, "command"), text(s, "cost_headline") == "owned"); }
 
 std::string xml(const std::string& s) {
   std::string o;
@@ -177,12 +157,12 @@ std::string memory_breakdown(const std::vector<Value>& scen) {
     double sum = 0;
     for (const auto& p : parts) {
       const char* path = infer ? p.infer : p.train;
-      const double x = path ? num(s, path).value_or(0) : 0;
+      const double x = path ? number_at(s, path).value_or(0) : 0;
       v.push_back(x);
       sum += x;
     }
     if (sum <= 0) continue;
-    const double cap = num(s, "capacity_bytes").value_or(0);
+    const double cap = number_at(s, "capacity_bytes").value_or(0);
     top = std::max({top, sum, cap});
     rows.push_back({text(s, "name"), v});
     caps.push_back(cap);
@@ -294,12 +274,12 @@ Document plan_document(const Value& report) {
     const bool infer = text(s, "command") == "infer";
     for (const auto& r : sens->items()) {
       auto f = [&](const char* k) {
-        auto v = num(r, k);
+        auto v = number_at(r, k);
         if (!v) return std::string("-");
         if (k[0] == 'c') return format_usd(*v);
         return infer ? format_duration(*v) : format_sig(*v) + " d";
       };
-      t.add_row({text(r, "input"), "+-" + format_sig(100 * num(r, "by").value_or(0)) + "%", f("cost_low"), f("cost_high"),
+      t.add_row({text(r, "input"), "+-" + format_sig(100 * number_at(r, "by").value_or(0)) + "%", f("cost_low"), f("cost_high"),
                  f("time_low"), f("time_high")});
     }
     doc.tables.push_back(t);
@@ -418,8 +398,8 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
     const Headline hl = headline(s);
     if (hl.cost) cost.push_back({text(s, "name"), *hl.cost}), cost_label = hl.cost_label;
     if (hl.time) time.push_back({text(s, "name"), *hl.time}), time_label = hl.time_label;
-    if (auto v = num(s, "power.facility_mw_peak")) mw.push_back({text(s, "name"), *v});
-    if (auto v = num(s, "power.racks")) racks.push_back({text(s, "name"), *v});
+    if (auto v = number_at(s, "power.facility_mw_peak")) mw.push_back({text(s, "name"), *v});
+    if (auto v = number_at(s, "power.racks")) racks.push_back({text(s, "name"), *v});
   }
   h += bars("Cost: " + cost_label, cost, show_usd);
   h += bars("Time: " + time_label, time, [](double v) { return format_sig(v, 3); });
@@ -435,9 +415,9 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
     const Headline hl = headline(s);
     std::vector<std::tuple<std::string, double, double>> rows;
     for (const auto& r : sens->items()) {
-      auto lo = num(r, "cost_low"), hi = num(r, "cost_high");
+      auto lo = number_at(r, "cost_low"), hi = number_at(r, "cost_high");
       if (lo && hi)
-        rows.emplace_back(text(r, "input") + " +-" + format_sig(100 * num(r, "by").value_or(0)) + "%", *lo, *hi);
+        rows.emplace_back(text(r, "input") + " +-" + format_sig(100 * number_at(r, "by").value_or(0)) + "%", *lo, *hi);
     }
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       return std::fabs(std::get<2>(a) - std::get<1>(a)) > std::fabs(std::get<2>(b) - std::get<1>(b));

@@ -113,6 +113,12 @@ std::string to_json(const Value& v) {
   return out;
 }
 
+std::optional<double> number_at(const Value& root, const std::string& path) {
+  const Value* x = find_path(root, path);
+  if (x && x->type() == Value::Type::number) return x->as_number();
+  return std::nullopt;
+}
+
 const Value* find_path(const Value& root, const std::string& path) {
   const Value* cur = &root;
   std::size_t start = 0;

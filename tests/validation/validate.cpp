@@ -282,7 +282,7 @@ std::string decode_section(const Catalog& cat, bool& ok) {
     s.runtime = Runtime::llama_cpp;
     s.tp = r.gpus;
     s.context = r.tokens;
-    Device host = d.family == "apple" ? d : resolve_device(cat, d.memory_type == "gddr" ? "cpu-desktop" : "cpu-server");
+    Device host = resolve_host(Scenario{}, cat, d);
     InferModel im = make_infer_model(m, pc, d, host, s);
     const double predicted = 1 / decode_step_time(im, 1, r.tokens / 2.0).value();
     const double err = predicted / r.measured - 1;

@@ -62,6 +62,15 @@ struct Verdict {
 // Checks a scenario's result (the JSON of train or infer) against its constraints.
 Verdict check_constraints(const Constraints& c, const Value& result, const std::string& command, bool owned);
 
+// The headline cost and time of a scenario's result, what the tornado and the charts report and
+// what "cheapest" and "fastest" compare: serving, $ per million tokens and time per output token;
+// training, the owned cost of ownership (or the cloud cost) and the wall clock in days.
+struct Headline {
+  std::optional<double> cost, time;
+  std::string cost_label, time_label;
+};
+Headline headline_of(const Value& result, const std::string& command, bool owned);
+
 // A commented template for `gpuplan plan --init`.
 std::string plan_template();
 

@@ -54,6 +54,8 @@ private:
 std::string to_json(const Value& v);
 // The scalar at a dotted path ("layout.tp", "results.0.step_time_s"), or nullptr.
 const Value* find_path(const Value& root, const std::string& path);
+// The number at a dotted path; nothing when absent, null or not a number.
+std::optional<double> number_at(const Value& root, const std::string& path);
 // Flattens nested objects into dotted keys (arrays by index), for key,value CSV.
 std::vector<std::pair<std::string, std::string>> flatten(const Value& v);
 std::string scalar_text(const Value& v);
