@@ -3,7 +3,6 @@
 // every error into one stderr line and a documented exit status (see man/gpuplan.1).
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <fmt/format.h>
 #include <functional>
 #include <iostream>
@@ -210,11 +209,7 @@ int cli_main(int argc, char** argv) {
         print(run_probe_compare(cat, probe_compare), g);
         return 0;
       }
-      // Refuse an impossible output before measuring for a minute.
-      if (!probe_out.empty() && std::filesystem::is_directory(probe_out))
-        fail(Exit::cant_create, "cannot write '" + probe_out + "': it is a directory");
-      if (!probe_out.empty() && !probe_force && std::filesystem::exists(probe_out))
-        fail(Exit::cant_create, "'" + probe_out + "' exists; use --force to replace it");
+      if (!probe_out.empty()) check_output(probe_out, probe_force);  // before measuring for a minute
       const std::string toml = run_probe(cat, probe_opts);
       if (probe_out.empty()) std::fwrite(toml.data(), 1, toml.size(), stdout);
       else write_file_atomic(probe_out, toml, probe_force);
@@ -233,11 +228,7 @@ int cli_main(int argc, char** argv) {
   plan->add_option("--catalog", g.catalogs, "Extra catalog file or directory (repeatable; overrides by id)");
   plan->callback([&] {
     action = [&] {
-      if (!plan_out.empty()) {
-        if (std::filesystem::is_directory(plan_out)) fail(Exit::cant_create, "cannot write '" + plan_out + "': it is a directory");
-        if (!plan_force && std::filesystem::exists(plan_out))
-          fail(Exit::cant_create, "'" + plan_out + "' exists; use --force to replace it");
-      }
+      if (!plan_out.empty()) check_output(plan_out, plan_force);  // before evaluating every scenario
       std::string out;
       int rc = 0;
       if (plan_init) {

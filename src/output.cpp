@@ -12,12 +12,17 @@
 
 namespace gpuplan {
 
-void write_file_atomic(const std::string& path, const std::string& content, bool force) {
+void check_output(const std::string& path, bool force) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) fail(Exit::cant_create, fmt::format("cannot write '{}': it is a directory", path));
   if (!force && fs::exists(path, ec))
     fail(Exit::cant_create, fmt::format("'{}' exists; use --force to replace it", path));
+}
+
+void write_file_atomic(const std::string& path, const std::string& content, bool force) {
+  namespace fs = std::filesystem;
+  check_output(path, force);
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();

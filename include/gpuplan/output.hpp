@@ -7,5 +7,8 @@
 namespace gpuplan {
 
 void write_file_atomic(const std::string& path, const std::string& content, bool force);
+// The checks write_file_atomic starts with, for commands that should refuse an impossible
+// output before doing a minute of work.
+void check_output(const std::string& path, bool force);
 
 }  // namespace gpuplan
