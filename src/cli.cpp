@@ -2,6 +2,7 @@
 // of include/gpuplan/commands.hpp, runs the command, renders its Document, and turns
 // every error into one stderr line and a documented exit status (see man/gpuplan.1).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
 #include <functional>
@@ -13,6 +14,7 @@
 #include "gpuplan/output.hpp"
 #include "gpuplan/plan/plan.hpp"
 #include "gpuplan/plan/report.hpp"
+#include "gpuplan/settings.hpp"
 
 namespace gpuplan {
 namespace {
@@ -36,16 +38,69 @@ Catalog load_catalog(const Globals& g) {
 }
 
 void print_error(const std::string& message) {
-  // Data errors already carry "file:line:col: error:"; print them as compilers do.
-  std::size_t start = 0;
-  while (start < message.size()) {
-    std::size_t end = message.find('\n', start);
-    std::string line = message.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (line.find(": error: ") != std::string::npos) std::cerr << line << "\n";
-    else std::cerr << "gpuplan: error: " << line << "\n";
-    if (end == std::string::npos) break;
+  // Data errors already carry "file:line:col: error:", one per line; print them as compilers do.
+  // Any other message is one line, its control characters escaped and its length capped.
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; start <= message.size();) {
+    const std::size_t end = std::min(message.find('\n', start), message.size());
+    lines.push_back(message.substr(start, end - start));
     start = end + 1;
   }
+  while (lines.size() > 1 && lines.back().empty()) lines.pop_back();
+  const bool located = std::all_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find(": error: ") != std::string::npos || l.find(": warning: ") != std::string::npos;
+  });
+  if (!located) lines = {message};
+  for (const auto& l : lines) {
+    if (l.find(": error: ") != std::string::npos && located) std::cerr << shown(l, 2000) << "\n";
+    else std::cerr << "gpuplan: error: " << shown(l, 2000) << "\n";
+  }
+}
+
+// An unknown subcommand ("gpuplan trian") gets the closest name, before CLI11 reads further.
+void check_command_names(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* level = &app;
+  for (int i = 1; i < argc && level; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') return;
+    std::vector<std::string> names;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : level->get_subcommands({})) {
+      names.push_back(sub->get_name());
+      if (sub->get_name() == word) next = sub;
+    }
+    if (names.empty()) return;  // a positional argument of the command
+    if (!next)
+      fail(Exit::usage, fmt::format("unknown command '{}'{} (see 'gpuplan{} --help')", shown(word), did_you_mean(word, names, ""),
+                                    level == &app ? "" : " " + level->get_name()));
+    level = next;
+  }
+}
+
+// What the parsed subcommand did not take: a flag of another command, a misspelt flag, a stray word.
+void check_extras(const CLI::App& app) {
+  const CLI::App* cmd = &app;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* sub : cmd->get_subcommands())
+      if (sub->parsed()) cmd = sub, deeper = true;
+  }
+  const std::vector<std::string> extra = cmd->remaining();
+  if (extra.empty()) return;
+  std::string path = cmd->get_name();
+  if (cmd->get_parent() && cmd->get_parent() != &app) path = cmd->get_parent()->get_name() + " " + path;
+  const std::string& word = extra.front();
+  if (word.rfind("--", 0) != 0)
+    fail(Exit::usage, fmt::format("unexpected argument '{}' for {} (see 'gpuplan {} --help')", shown(word), path, path));
+  std::string name = word.substr(2);
+  name = name.substr(0, name.find('='));
+  if (const Setting* s = find_setting(name))
+    fail(Exit::usage, fmt::format("--{} does not apply to {}: it is a setting of {} (see 'gpuplan {} --help')", name, path,
+                                  command_names(s->commands), path));
+  std::vector<std::string> flags;
+  for (const CLI::Option* o : cmd->get_options())
+    for (const auto& l : o->get_lnames()) flags.push_back(l);
+  fail(Exit::usage, fmt::format("unknown flag '{}' for {}{}", shown(word), path, did_you_mean(name, flags, "--")));
 }
 
 }  // namespace
@@ -97,99 +152,49 @@ int cli_main(int argc, char** argv) {
   add_globals(paths);
   paths->callback([&] { action = [&] { print(run_catalog_paths(g.catalogs), g); return 0; }; });
 
-  // ---- memory, train, search: the same settings as plan files, through apply_setting
+  // ---- memory, train, search, infer, power: the settings table's flags, each command only
+  // those it takes; values go through apply_setting as plan-file keys do.
   Scenario scenario;
   RunOptions run_opts;
   std::vector<std::pair<std::string, std::string>> settings;
-  // Groups: m model, g devices, l layout and training precision, t training run, b the bill
-  // (site, power, prices, storage), i inference. Each command takes the groups it uses.
-  auto add_settings = [&](CLI::App* sub, std::string_view groups) {
-    struct Flag { const char* groups; const char* name; const char* help; };
-    static const Flag flags[] = {
-        {"m", "model", "Model id from the catalog (gpuplan catalog list models)"},
-        {"m", "params", "Parameter count (e.g. 70B): synthesises a Llama-like dense model"},
-        {"m", "layers", "Override the model's layer count"}, {"m", "hidden", "Override the hidden width"},
-        {"m", "heads", "Override the attention heads"}, {"m", "kv-heads", "Override the key/value heads"},
-        {"m", "ffn", "Override the MLP width"}, {"m", "vocab", "Override the vocabulary"},
-        {"g", "gpu", "Accelerator id (default h100-sxm)"}, {"g", "gpus", "Number of devices"},
-        {"li", "tp", "Tensor-parallel degree"}, {"l", "pp", "Pipeline-parallel degree"}, {"l", "dp", "Data-parallel degree"},
-        {"l", "cp", "Context-parallel degree"}, {"l", "ep", "Expert-parallel degree"}, {"l", "zero", "ZeRO stage 0-3"},
-        {"l", "recompute", "none, selective or full"}, {"l", "micro-batch", "Sequences per micro-batch"},
-        {"l", "global-batch", "Sequences per step"}, {"l", "interleave", "Virtual pipeline stages per device"},
-        {"l", "sequence-parallel", "true or false"}, {"l", "seq-len", "Sequence length in tokens"},
-        {"l", "precision", "bf16, fp16, fp8, tf32 or fp32"}, {"l", "optimizer", "adam, adam8bit or sgd"},
-        {"l", "grad-dtype", "fp32 (Megatron) or bf16/fp16"},
-        {"l", "tp-overlap", "Share of tensor-parallel comm hidden behind GEMMs (default 0; NeMo userbuffers ~1)"},
-        {"l", "ep-overlap", "Share of expert all-to-all hidden behind compute (default 0; DeepSeek DualPipe ~1)"}, {"l", "reserve", "Framework reserve per device (default 1GiB)"},
-        {"t", "tokens", "Training tokens (default 20 per parameter)"}, {"t", "weeks", "Deadline in weeks"},
-        {"t", "days", "Deadline in days"}, {"t", "goodput", "Share of wall-clock doing useful steps (default 0.9)"},
-        {"i", "mode", "memory: train or infer"}, {"i", "quant", "Inference weights: bf16, fp8, int8, int4, q4_k_m, ..."},
-        {"i", "context", "Inference context in tokens"}, {"i", "batch", "Inference sequences"},
-        {"s", "runtime", "llama.cpp, ollama or vllm (default: llama.cpp for GGUF, Apple and CPU)"},
-        {"s", "kv-dtype", "KV cache type: fp16, bf16, fp8, q8_0 or q4_0 (default fp16)"},
-        {"s", "prompt-tokens", "Prompt tokens per request (default 1000)"},
-        {"s", "output-tokens", "Output tokens per request (default 300)"},
-        {"s", "rate", "Requests per second to serve (needs --ttft and/or --tpot)"},
-        {"s", "users", "Concurrent users (with --think-time; default targets MLPerf's 2 s / 200 ms)"},
-        {"s", "think-time", "Time a user takes between replies (default 60s)"},
-        {"s", "ttft", "Time-to-first-token target, e.g. 1s"}, {"s", "tpot", "Time-per-output-token target, e.g. 50ms"},
-        {"s", "strict", "Context beyond the model's maximum is an error, not a warning"},
-        {"s", "host", "Host CPU id for offloaded layers (default cpu-desktop for GDDR cards, cpu-server otherwise)"},
-        {"lts", "calibration", "Calibration file from 'gpuplan probe' (default: $XDG_CONFIG_HOME/gpuplan/calibration/GPU.toml when present)"},
-        {"b", "site", "Site id: PUE, electricity price, grid carbon, rack budget (default us-average)"},
-        {"b", "pue", "Override the site's PUE (1 to 3)"},
-        {"b", "power-fraction", "Average draw as a share of node nameplate (default 0.76)"},
-        {"b", "buy", "Owned cost is the headline"}, {"b", "years", "Amortisation life (default 4)"},
-        {"b", "utilisation", "Share of an owned cluster's life doing paid work (default 1)"},
-        {"b", "cloud", "Cloud provider for the price (aws, gcp, azure, coreweave, lambda, ...)"},
-        {"b", "committed", "Use a committed (1y, 3y or capacity-block) cloud price"},
-        {"b", "price", "Cloud price per device-hour, e.g. '$2/h' (overrides the catalog)"},
-        {"b", "capex", "Purchase price per device, e.g. '$30000' (overrides the catalog)"},
-        {"b", "staff", "Staff cost per year of an owned cluster"},
-        {"b", "facility-cost", "Facility cost, USD per kW of IT per month"},
-        {"b", "storage", "Storage system id (gpuplan catalog list storage)"},
-        {"b", "storage-units", "Fix the number of storage units (default: what the run needs)"},
-        {"b", "checkpoint-every", "Checkpoint interval, e.g. 1h: its write time is taken from goodput"},
-        {"b", "epochs", "Passes over the dataset (default 1)"},
-        {"b", "bytes-per-token", "Raw text bytes per token (default 4)"},
-        {"b", "oversubscription", "Fat-tree oversubscription (default 1, non-blocking)"},
-        {"lts", "efficiency-scale", "Multiply GEMM and memory efficiency (sensitivity; default 1)"},
-        {"b", "price-scale", "Multiply every price (sensitivity; default 1)"},
-        {"b", "pue-scale", "Multiply the PUE, never below 1 (sensitivity; default 1)"},
-        {"t", "tokens-scale", "Multiply the token budget (sensitivity; default 1)"},
-        {"b", "power-scale", "Multiply the average power draw (sensitivity; default 1)"}};
-    for (const auto& f : flags) {
-      if (std::string_view(f.groups).find_first_of(groups) == std::string_view::npos) continue;
-      std::string name = f.name;
-      if (name == "buy" || name == "committed" || name == "strict") {  // switches on the command line, booleans in plan files
-        sub->add_flag_callback("--" + name, [&settings, name] { settings.emplace_back(name, "true"); }, f.help);
+  auto add_settings = [&](CLI::App* sub, unsigned command) {
+    for (const Setting& st : settings_table()) {
+      if (!(st.commands & command)) continue;
+      const std::string name(st.name);
+      const std::string help = fmt::format("{} (default {}; {})", st.help, st.fallback, accepted(st));
+      if (st.type == SettingType::boolean) {
+        sub->add_flag_callback("--" + name, [&settings, name] { settings.emplace_back(name, "true"); }, help);
+        sub->add_flag_callback("--no-" + name, [&settings, name] { settings.emplace_back(name, "false"); })->group("");
         continue;
       }
-      sub->add_option_function<std::string>("--" + name,
-                                            [&settings, name](const std::string& v) { settings.emplace_back(name, v); },
-                                            f.help);
+      sub->add_option_function<std::string>("--" + name, [&settings, name](const std::string& v) { settings.emplace_back(name, v); },
+                                            help)
+          ->type_name(st.type == SettingType::text ? "ID" : st.type == SettingType::choice ? "WORD" : "N");
     }
     sub->add_flag("--explain", run_opts.explain, "Show each term with its formula and assumptions");
     add_globals(sub);
   };
   auto apply_all = [&] {
+    std::vector<std::string> names;
+    for (const auto& kv : settings) names.push_back(kv.first);
+    if (auto c = conflict_among(names); !c.empty()) fail(Exit::usage, c);
     for (const auto& [k, v] : settings) apply_setting(scenario, k, v);
   };
   auto* memory = app.add_subcommand("memory", "Memory per device for a model and layout, or the fewest devices");
-  add_settings(memory, "mgli");
+  add_settings(memory, cmd_memory);
   memory->add_flag("--min-gpus", run_opts.min_gpus, "Find the fewest devices (and a layout) that fit");
   memory->callback([&] { action = [&] { apply_all(); print(run_memory(load_catalog(g), scenario, run_opts), g); return 0; }; });
   auto* train = app.add_subcommand("train", "Fastest layout, step time and time to train");
-  add_settings(train, "mgltb");
+  add_settings(train, cmd_train);
   train->callback([&] { action = [&] { apply_all(); print(run_train(load_catalog(g), scenario, run_opts), g); return 0; }; });
   auto* search = app.add_subcommand("search", "Rank every layout on --gpus devices");
-  add_settings(search, "mglt");
+  add_settings(search, cmd_search);
   search->add_option("--top", run_opts.top, "How many layouts to list (default 10)")->check(CLI::Range(1, 10000));
   search->add_flag("--stats", run_opts.stats, "Report layouts evaluated and the evaluation rate");
   search->callback([&] { action = [&] { apply_all(); print(run_search(load_catalog(g), scenario, run_opts), g); return 0; }; });
 
   auto* infer = app.add_subcommand("infer", "Serve a model or run it locally: fit, offload, speed, devices for a load, cost per token");
-  add_settings(infer, "mgisb");
+  add_settings(infer, cmd_infer);
   infer->callback([&] { action = [&] { apply_all(); print(run_infer(load_catalog(g), scenario, run_opts), g); return 0; }; });
   ProbeOptionsCli probe_opts;
   std::string probe_out, probe_compare;
@@ -253,10 +258,35 @@ int cli_main(int argc, char** argv) {
     };
   });
   auto* power = app.add_subcommand("power", "Size a facility: nodes, racks, fabric, IT and facility power, energy and cost per year");
-  add_settings(power, "gb");
+  add_settings(power, cmd_power);
   power->callback([&] { action = [&] { apply_all(); print(run_power(load_catalog(g), scenario, run_opts), g); return 0; }; });
 
+  std::string settings_command;
+  auto* settings_cmd = app.add_subcommand("settings", "List every setting: type, accepted values, default, commands (for scripts)");
+  settings_cmd->add_option("--command", settings_command, "Only the settings one command takes (memory, train, search, infer, power)");
+  add_globals(settings_cmd);
+  settings_cmd->callback([&] {
+    action = [&] {
+      unsigned mask = ~0u;
+      if (!settings_command.empty()) {
+        mask = command_bit(settings_command);
+        if (!mask)
+          fail(Exit::usage, fmt::format("--command '{}' takes no settings; expected memory, train, search, infer or power",
+                                        shown(settings_command)));
+      }
+      print(run_settings(mask), g);
+      return 0;
+    };
+  });
+
+  // Every subcommand keeps what it does not know, so that the error can name the closest flag.
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->allow_extras();
+    for (CLI::App* inner : sub->get_subcommands({})) inner->allow_extras();
+  }
+
   try {
+    check_command_names(app, argc, argv);
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -275,6 +305,7 @@ int cli_main(int argc, char** argv) {
       print_error(msg + " (see 'gpuplan --help')");
       return static_cast<int>(Exit::usage);
     }
+    check_extras(app);
     if (g.format != "html" || !plan->parsed()) parse_format(g.format);  // reject a bad --format before doing any work
     return action ? action() : 0;
   } catch (const Error& e) {

@@ -1,6 +1,7 @@
 #include "gpuplan/error.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace gpuplan {
 
@@ -44,6 +45,37 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
     }
   }
   return best;
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+
+std::string shown(std::string_view text, std::size_t max) {
+  std::string out;
+  const auto hex = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
+  for (std::size_t i = 0; i < text.size();) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      hex(c), ++i;
+      continue;
+    }
+    // A UTF-8 sequence is copied whole when it is well formed; any other byte is escaped.
+    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = len > 0 && i + len <= text.size();
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (!ok) {
+      hex(c), ++i;
+      continue;
+    }
+    out.append(text.substr(i, len));
+    i += len;
+  }
+  return out;
 }
 
 }  // namespace gpuplan

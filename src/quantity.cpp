@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <utility>
@@ -55,6 +56,15 @@ constexpr std::array per_kwh_suffixes{Suffix{"/kWh", 1 / kwh}, Suffix{"/MWh", 1 
 constexpr std::array fraction_suffixes{Suffix{"", 1}, Suffix{"%", 0.01}};
 constexpr std::array real_suffixes{Suffix{"", 1}};
 
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+// The suffix as written; else, ignoring case ("70b", "4W", "80gib"), when every suffix that
+// matches so means the same factor. "gb/s" matches both GB/s and Gb/s and is refused.
 template <std::size_t N>
 bool match(std::string_view rest, const std::array<Suffix, N>& table, double& factor) {
   for (const auto& s : table) {
@@ -63,7 +73,14 @@ bool match(std::string_view rest, const std::array<Suffix, N>& table, double& fa
       return true;
     }
   }
-  return false;
+  bool found = false;
+  for (const auto& s : table) {
+    if (!same_ignoring_case(rest, s.text)) continue;
+    if (found && s.factor != factor) return false;
+    factor = s.factor;
+    found = true;
+  }
+  return found;
 }
 
 bool lookup(QuantityKind kind, std::string_view rest, double& factor) {

@@ -53,6 +53,22 @@ TEST_CASE("power durations and money", "[quantity]") {
   CHECK(parse_quantity("0.45", Q::fraction) == Approx(0.45));
 }
 
+TEST_CASE("suffixes ignore case unless the case carries meaning", "[quantity]") {
+  CHECK(parse_quantity("70b", Q::count) == 70e9);
+  CHECK(parse_quantity("15t", Q::count) == 15e12);
+  CHECK(parse_quantity("8K", Q::count) == 8000);
+  CHECK(parse_quantity("4W", Q::duration) == 4 * 7 * 86400);
+  CHECK(parse_quantity("1H", Q::duration) == 3600);
+  CHECK(parse_quantity("80gib", Q::bytes) == 80.0 * 1024 * 1024 * 1024);
+  CHECK(parse_quantity("10.2KW", Q::power) == Approx(10200));
+  CHECK(parse_quantity("$1.2M", Q::money) == 1.2e6);
+  CHECK(parse_quantity("$1.2m", Q::money) == 1.2e6);
+  // Bytes and bits differ only by case: a rate written in neither is refused.
+  CHECK(parse_quantity("400Gb/s", Q::byte_rate) == 50e9);
+  CHECK(parse_quantity("400GB/s", Q::byte_rate) == 400e9);
+  CHECK_THROWS_WITH(parse_quantity("400gb/s", Q::byte_rate), Contains("unknown unit"));
+}
+
 TEST_CASE("rejections name the text and what is accepted", "[quantity]") {
   CHECK_THROWS_WITH(parse_quantity("", Q::bytes), Contains("is empty") && Contains("80GB"));
   CHECK_THROWS_WITH(parse_quantity("-5GB", Q::bytes), Contains("'-5GB' is negative"));

@@ -68,6 +68,9 @@ PlanRun run_plan(const Catalog& catalog, const std::string& path);
 // table, markdown, csv, json or html.
 std::string render_plan(const PlanRun& run, const std::string& format);
 
+// gpuplan settings: the settings table (the commands in the mask only).
+Document run_settings(unsigned commands);
+
 // "gpuplan 0.1.0"
 const char* version_string();
 

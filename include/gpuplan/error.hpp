@@ -4,6 +4,7 @@
 // "gpuplan: error: <message>" to stderr.
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuplan {
@@ -30,6 +31,10 @@ private:
 };
 
 [[noreturn]] inline void fail(Exit code, const std::string& message) { throw Error(code, message); }
+
+// A value quoted in a message: control characters and bytes that are not UTF-8 escaped as
+// \xNN, cut to `max` bytes with "..." so that one error stays one readable line.
+std::string shown(std::string_view text, std::size_t max = 80);
 
 // "did you mean" for ids and keys: the closest candidate within a small edit distance.
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates);

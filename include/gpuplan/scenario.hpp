@@ -1,7 +1,7 @@
 #pragma once
 // Every input of one question in one plain struct. A command-line flag and a plan-file key
-// are the same setting with the same name (--tp 8 is tp = 8) and both go through
-// apply_setting, which validates and reports errors the same way.
+// are the same setting with the same name (--tp 8 is tp = 8); both are declared once in the
+// settings table (settings.hpp) and applied by its apply_setting.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -14,6 +14,7 @@
 #include "gpuplan/analysis/storage.hpp"
 #include "gpuplan/calibration/calibration.hpp"
 #include "gpuplan/layout.hpp"
+#include "gpuplan/settings.hpp"
 
 namespace gpuplan {
 
@@ -81,13 +82,6 @@ struct Scenario {
   std::vector<std::string> given;  // settings applied, in order (origins of assumptions)
   bool has(const std::string& name) const;
 };
-
-// Applies one setting by its flag name without dashes ("tp", "micro-batch", "params").
-// Throws Error(usage) naming the setting and what is accepted.
-void apply_setting(Scenario& s, const std::string& name, const std::string& value);
-
-// The names apply_setting knows, for "did you mean" in plan files.
-const std::vector<std::string>& setting_names();
 
 // One input of a result, for the assumptions list: its value, unit and where it came from
 // (a catalog record and its source, a documented default, or a flag).

@@ -153,6 +153,10 @@ std::vector<RawSetting> settings_of(const toml::table& t, const std::string& pat
     }
     out.push_back(r);
   }
+  std::vector<std::string> keys;
+  for (const auto& r : out) keys.push_back(r.key);
+  if (const std::string c = conflict_among(keys); !c.empty())
+    fail(Exit::data, fmt::format("{}: error: {} (in one table)", out.back().wheres[0], c));
   return out;
 }
 
@@ -255,10 +259,18 @@ Plan parse_plan(std::string_view text, const std::string& path) {
       if (v.is_table() && k.str() != "constraints") bad(v, path, fmt::format("'{}' in a scenario must be a setting, not a table", k.str()));
     std::vector<RawSetting> own = settings_of(t, path, {"name", "command", "constraints"});
     validate_values(own);
-    // Scenario keys override defaults of the same name.
+    for (const auto& r : own)
+      if (const Setting* st = find_setting(r.key); st && !(st->commands & command_bit(command)))
+        fail(Exit::data, fmt::format("{}: error: '{}' does not apply to {} scenarios: it is a setting of {}", r.wheres[0], r.key,
+                                     command, command_names(st->commands)));
+    // Scenario keys override defaults of the same name, and of a name they cannot go with
+    // (a scenario's "days" replaces the defaults' "weeks").
     std::vector<RawSetting> merged;
     for (const auto& d : defaults)
-      if (std::none_of(own.begin(), own.end(), [&](const RawSetting& o) { return o.key == d.key; })) merged.push_back(d);
+      if (std::none_of(own.begin(), own.end(), [&](const RawSetting& o) {
+            return o.key == d.key || !conflict_among({o.key, d.key}).empty();
+          }))
+        merged.push_back(d);
     merged.insert(merged.end(), own.begin(), own.end());
     std::vector<std::size_t> sweeps;
     for (std::size_t i = 0; i < merged.size(); ++i)

@@ -41,11 +41,11 @@ bad() { # rc text args...
 }
 bad 2 "--pue '0.9' must be from 1" train --params 7B --gpus 8 --pue 0.9
 bad 2 "--price: '\$-2/h'" train --params 7B --gpus 8 --price '$-2/h'
-bad 2 "--years '0' must be more than 0" train --params 7B --gpus 8 --years 0
+bad 2 "--years '0' must be from 0.1 to 30 years" train --params 7B --gpus 8 --years 0
 bad 2 "unknown site 'atlantis'" train --params 7B --gpus 8 --site atlantis
 bad 2 "unknown storage system 'floppy'" train --params 7B --gpus 8 --storage floppy
 bad 2 "no on-demand cloud price for h100-sxm from 'nocloud'" train --params 7B --gpus 8 --cloud nocloud
 bad 2 "power needs --gpus N" power --gpu h100-sxm
-bad 2 "--checkpoint-every must be at least 1 minute" train --params 7B --gpus 8 --checkpoint-every 5s
+bad 2 "--checkpoint-every '5s' must be from 1min to 1y" train --params 7B --gpus 8 --checkpoint-every 5s
 
 finish

@@ -117,4 +117,8 @@ expect_rc 66; expect_err "cannot read plan"; expect_one_line_err
 run plan "$SRC/examples/laptops.toml" --format pdf
 expect_rc 2; expect_err "pdf"; expect_no_out
 
+# A scenario's setting replaces the defaults' setting it cannot go with: days over weeks.
+printf '[defaults]\nparams = "1B"\nweeks = 2\n[[scenario]]\nname = "a"\ndays = 3\n' >"$TMP/override.toml"
+run plan "$TMP/override.toml" --get scenarios.a.deadline_s
+expect_rc 0; [ "$out" = 259200 ] || fail "days in a scenario did not replace the defaults' weeks: $out"
 finish

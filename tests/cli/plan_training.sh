@@ -53,7 +53,7 @@ bad 2 "did you mean llama-2-7b?" memory --model llama-2-7c
 bad 2 "unknown accelerator 'h100'" memory --model llama-2-7b --gpu h100
 bad 2 "--heads 33 does not divide --hidden 4096" memory --model llama-2-7b --heads 33
 bad 2 "--tokens: '0x' has an unknown unit" train --model llama-2-7b --gpus 8 --tokens 0x
-bad 2 "--tokens must be positive" train --model llama-2-7b --gpus 8 --tokens 0
+bad 2 "--tokens '0' must be more than 0 and at most 100P" train --model llama-2-7b --gpus 8 --tokens 0
 bad 2 "train needs --gpus N or a deadline" train --model llama-2-7b
 bad 2 "no model" memory --gpu h100-sxm
 bad 2 "--quant 'q9' is not known" memory --model llama-2-7b --mode infer --quant q9

@@ -1,0 +1,378 @@
+#include "gpuplan/settings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+#include <fmt/format.h>
+
+#include "gpuplan/analysis/inference.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+#include "gpuplan/scenario.hpp"
+
+namespace gpuplan {
+namespace {
+
+using Q = QuantityKind;
+using V = const SettingValue&;
+using Apply = void (*)(Scenario&, V);
+
+constexpr unsigned model_cmds = cmd_memory | cmd_train | cmd_search | cmd_infer;
+constexpr unsigned layout_cmds = cmd_memory | cmd_train | cmd_search;
+constexpr unsigned bill_cmds = cmd_train | cmd_infer | cmd_power;
+constexpr unsigned all_cmds = model_cmds | cmd_power;
+constexpr double hour = 3600, day = 86400, week = 7 * day, year = 365 * day;
+
+constexpr Setting integer(std::string_view name, double lo, double hi, unsigned cmds, std::string_view fallback,
+                          std::string_view help, Apply a) {
+  return Setting{name, SettingType::integer, Q::count, 0, lo, hi, false, {}, cmds, {}, fallback, help, a};
+}
+// A number of a kind; `plain` and `unit`: how a number without a unit reads.
+constexpr Setting number(std::string_view name, Q kind, double plain, std::string_view unit, double lo, double hi,
+                         bool above, unsigned cmds, std::string_view fallback, std::string_view help, Apply a) {
+  return Setting{name, SettingType::number, kind, plain, lo, hi, above, {}, cmds, unit, fallback, help, a};
+}
+constexpr Setting choice(std::string_view name, std::string_view choices, unsigned cmds, std::string_view fallback,
+                         std::string_view help, Apply a) {
+  return Setting{name, SettingType::choice, Q::real, 0, 0, 0, false, choices, cmds, {}, fallback, help, a};
+}
+constexpr Setting text(std::string_view name, unsigned cmds, std::string_view fallback, std::string_view help, Apply a) {
+  return Setting{name, SettingType::text, Q::real, 0, 0, 0, false, {}, cmds, {}, fallback, help, a};
+}
+constexpr Setting flag(std::string_view name, unsigned cmds, std::string_view help, Apply a) {
+  return Setting{name, SettingType::boolean, Q::real, 0, 0, 0, false, {}, cmds, {}, "off", help, a};
+}
+
+// clang-format off
+const std::array table{
+    // The model.
+    text("model", model_cmds, "none", "Model id from the catalog (gpuplan catalog list models)",
+         [](Scenario& s, V v) { s.model = v.text; }),
+    number("params", Q::count, 0, {}, 1e6, 1e15, false, model_cmds, "none",
+           "Parameter count (e.g. 70B): synthesises a Llama-like dense model",
+           [](Scenario& s, V v) { s.params = v.number; }),
+    integer("layers", 1, 1000, model_cmds, "the model's", "Override the model's layer count",
+            [](Scenario& s, V v) { s.layers = v.integer(); }),
+    integer("hidden", 1, 1e6, model_cmds, "the model's", "Override the hidden width",
+            [](Scenario& s, V v) { s.hidden = v.integer(); }),
+    integer("heads", 1, 4096, model_cmds, "the model's", "Override the attention heads",
+            [](Scenario& s, V v) { s.heads = v.integer(); }),
+    integer("kv-heads", 1, 4096, model_cmds, "the model's", "Override the key/value heads",
+            [](Scenario& s, V v) { s.kv_heads = v.integer(); }),
+    integer("ffn", 1, 1e7, model_cmds, "the model's", "Override the MLP width",
+            [](Scenario& s, V v) { s.ffn = v.integer(); }),
+    integer("vocab", 1, 1e7, model_cmds, "the model's", "Override the vocabulary",
+            [](Scenario& s, V v) { s.vocab = v.integer(); }),
+    // The devices.
+    text("gpu", all_cmds, "h100-sxm", "Accelerator id (gpuplan catalog list accelerators)",
+         [](Scenario& s, V v) { s.gpu = v.text; }),
+    integer("gpus", 1, 1e7, all_cmds, "none", "Number of devices",
+            [](Scenario& s, V v) { s.gpus = v.integer(); }),
+    // The layout and training precision.
+    integer("tp", 1, 1024, model_cmds, "searched", "Tensor-parallel degree",
+            [](Scenario& s, V v) { s.layout.tp = v.integer(); }),
+    integer("pp", 1, 1024, layout_cmds, "searched", "Pipeline-parallel degree",
+            [](Scenario& s, V v) { s.layout.pp = v.integer(); }),
+    integer("dp", 1, 1e7, layout_cmds, "searched", "Data-parallel degree",
+            [](Scenario& s, V v) { s.layout.dp = v.integer(); }),
+    integer("cp", 1, 1024, layout_cmds, "searched", "Context-parallel degree",
+            [](Scenario& s, V v) { s.layout.cp = v.integer(); }),
+    integer("ep", 1, 4096, layout_cmds, "searched", "Expert-parallel degree",
+            [](Scenario& s, V v) { s.layout.ep = v.integer(); }),
+    integer("zero", 0, 3, layout_cmds, "searched", "ZeRO stage: 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)",
+            [](Scenario& s, V v) { s.layout.zero = v.integer(); }),
+    choice("recompute", "none|selective|full", layout_cmds, "searched", "Activation recomputation",
+           [](Scenario& s, V v) { s.layout.recompute = parse_recompute(v.text); }),
+    integer("micro-batch", 1, 65536, layout_cmds, "searched", "Sequences per micro-batch",
+            [](Scenario& s, V v) { s.layout.micro_batch = v.integer(); }),
+    integer("global-batch", 1, 1e8, layout_cmds, "about 4M tokens", "Sequences per step",
+            [](Scenario& s, V v) { s.layout.global_batch = v.integer(); }),
+    integer("interleave", 1, 128, layout_cmds, "searched", "Virtual pipeline stages per device",
+            [](Scenario& s, V v) { s.layout.interleave = v.integer(); }),
+    flag("sequence-parallel", layout_cmds, "Sequence parallelism (--no-sequence-parallel turns it off; default searched)",
+         [](Scenario& s, V v) { s.layout.sequence_parallel = v.on; }),
+    integer("seq-len", 1, 1e8, layout_cmds, "min(4096, the model's context)", "Sequence length in tokens",
+            [](Scenario& s, V v) { s.seq_len = v.integer(); }),
+    choice("precision", "bf16|fp16|fp8|tf32|fp32", layout_cmds, "bf16", "Training precision",
+           [](Scenario& s, V v) { s.precision = v.text; }),
+    choice("optimizer", "adam|adam8bit|sgd", layout_cmds, "adam", "Optimizer",
+           [](Scenario& s, V v) { s.optimizer = v.text; }),
+    choice("grad-dtype", "fp32|bf16|fp16", layout_cmds, "fp32", "Gradient type (fp32 as Megatron keeps them)",
+           [](Scenario& s, V v) { s.grad_bytes = v.text == "fp32" ? 4 : 2; }),
+    number("tp-overlap", Q::fraction, 0, {}, 0, 1, false, cmd_train | cmd_search, "0",
+           "Share of tensor-parallel comm hidden behind GEMMs (NeMo userbuffers ~1)",
+           [](Scenario& s, V v) { s.tp_overlap = v.number; }),
+    number("ep-overlap", Q::fraction, 0, {}, 0, 1, false, cmd_train | cmd_search, "0",
+           "Share of expert all-to-all hidden behind compute (DeepSeek DualPipe ~1)",
+           [](Scenario& s, V v) { s.ep_overlap = v.number; }),
+    number("reserve", Q::bytes, 0, {}, 0, 1024.0 * 1024 * 1024 * 1024, false, model_cmds, "1 GiB (train), the runtime's (infer)",
+           "Framework reserve per device", [](Scenario& s, V v) { s.reserve_bytes = v.number; }),
+    // The training run.
+    number("tokens", Q::count, 0, {}, 0, 1e17, true, cmd_train, "20 per parameter", "Training tokens",
+           [](Scenario& s, V v) { s.tokens = v.number; }),
+    number("weeks", Q::duration, week, "weeks", 0, 520 * week, true, cmd_train, "none", "Deadline in weeks (or 4w, 28d)",
+           [](Scenario& s, V v) { s.deadline_s = v.number; }),
+    number("days", Q::duration, day, "days", 0, 3650 * day, true, cmd_train, "none", "Deadline in days (or 28d, 4w)",
+           [](Scenario& s, V v) { s.deadline_s = v.number; }),
+    number("goodput", Q::fraction, 0, {}, 0.05, 1, false, cmd_train, "0.9", "Share of wall-clock doing useful steps",
+           [](Scenario& s, V v) { s.goodput = v.number; }),
+    number("tokens-scale", Q::real, 0, {}, 0.1, 10, false, cmd_train, "1", "Multiply the token budget (sensitivity)",
+           [](Scenario& s, V v) { s.tokens_scale = v.number; }),
+    // Calibration and efficiency.
+    text("calibration", cmd_train | cmd_search | cmd_infer, "$XDG_CONFIG_HOME/gpuplan/calibration/GPU.toml when present",
+         "Calibration file from 'gpuplan probe'", [](Scenario& s, V v) { s.calibration = v.text; }),
+    number("efficiency-scale", Q::real, 0, {}, 0.1, 10, false, cmd_train | cmd_search | cmd_infer, "1",
+           "Multiply GEMM and memory efficiency (sensitivity)", [](Scenario& s, V v) { s.efficiency_scale = v.number; }),
+    // Inference.
+    choice("mode", "train|infer", cmd_memory, "train", "What memory sizes: training or inference",
+           [](Scenario& s, V v) { s.mode = v.text; }),
+    text("quant", cmd_memory | cmd_infer, "bf16", "Inference weights: bf16, fp8, int8, int4, q8_0, q4_k_m, ...",
+         [](Scenario& s, V v) {
+           bits_per_weight(v.text);  // validates
+           s.quant = v.text;
+         }),
+    integer("context", 1, 1e8, cmd_memory | cmd_infer, "prompt + output, else min(4096, the model's maximum)",
+            "Inference context in tokens", [](Scenario& s, V v) { s.context = v.integer(); }),
+    integer("batch", 1, 1e6, cmd_memory | cmd_infer, "1", "Inference sequences resident at once",
+            [](Scenario& s, V v) { s.batch = v.integer(); }),
+    choice("runtime", "llama.cpp|ollama|vllm", cmd_memory | cmd_infer, "llama.cpp for GGUF, Apple and CPU; else vllm",
+           "Inference runtime", [](Scenario& s, V v) { s.runtime = v.text; }),
+    choice("kv-dtype", "fp16|bf16|fp8|q8_0|q4_0", cmd_infer, "fp16", "KV cache type",
+           [](Scenario& s, V v) { s.kv_dtype = v.text; }),
+    integer("prompt-tokens", 1, 1e8, cmd_infer, "1000", "Prompt tokens per request",
+            [](Scenario& s, V v) { s.prompt_tokens = v.integer(); }),
+    integer("output-tokens", 1, 1e8, cmd_infer, "300", "Output tokens per request",
+            [](Scenario& s, V v) { s.output_tokens = v.integer(); }),
+    number("rate", Q::real, 0, {}, 0, 1e7, true, cmd_infer, "none", "Requests per second to serve (needs --ttft and/or --tpot)",
+           [](Scenario& s, V v) { s.rate = v.number; }),
+    integer("users", 1, 1e9, cmd_infer, "none", "Concurrent users (with --think-time; default targets MLPerf's 2 s / 200 ms)",
+            [](Scenario& s, V v) { s.users = v.integer(); }),
+    number("think-time", Q::duration, 1, "s", 0, day, false, cmd_infer, "60 s", "Time a user takes between replies",
+           [](Scenario& s, V v) { s.think_s = v.number; }),
+    number("ttft", Q::duration, 1, "s", 0, hour, true, cmd_infer, "none", "Time-to-first-token target, e.g. 1s",
+           [](Scenario& s, V v) { s.ttft_s = v.number; }),
+    number("tpot", Q::duration, 1, "s", 0, hour, true, cmd_infer, "none", "Time-per-output-token target, e.g. 50ms",
+           [](Scenario& s, V v) { s.tpot_s = v.number; }),
+    flag("strict", cmd_infer, "Context beyond the model's maximum is an error, not a warning",
+         [](Scenario& s, V v) { s.strict = v.on; }),
+    text("host", cmd_infer, "cpu-desktop for GDDR cards, cpu-server otherwise", "Host CPU id for offloaded layers",
+         [](Scenario& s, V v) { s.host = v.text; }),
+    // The bill: site, power, prices, storage.
+    text("site", bill_cmds, "us-average", "Site id: PUE, electricity price, grid carbon, rack budget",
+         [](Scenario& s, V v) { s.site = v.text; }),
+    number("pue", Q::real, 0, {}, 1, 3, false, bill_cmds, "the site's", "Power usage effectiveness (1: no overhead)",
+           [](Scenario& s, V v) { s.pue = v.number; }),
+    number("power-fraction", Q::fraction, 0, {}, 0.1, 1, false, bill_cmds, "0.76",
+           "Average draw as a share of node nameplate", [](Scenario& s, V v) { s.power_fraction = v.number; }),
+    flag("buy", bill_cmds, "Owned cost is the headline", [](Scenario& s, V v) { s.buy = v.on; }),
+    number("years", Q::duration, year, "years", 0.1 * year, 30 * year, false, bill_cmds, "4", "Amortisation life",
+           [](Scenario& s, V v) { s.years = v.number / year; }),
+    number("utilisation", Q::fraction, 0, {}, 0.01, 1, false, bill_cmds, "1",
+           "Share of an owned cluster's life doing paid work", [](Scenario& s, V v) { s.utilisation = v.number; }),
+    text("cloud", bill_cmds, "the cheapest quote", "Cloud provider for the price (aws, gcp, azure, coreweave, lambda, ...)",
+         [](Scenario& s, V v) { s.cloud = v.text; }),
+    flag("committed", bill_cmds, "Use a committed (1y, 3y or capacity-block) cloud price",
+         [](Scenario& s, V v) { s.committed = v.on; }),
+    number("price", Q::money_per_hour, 1 / hour, "USD/h", 0, 1000 / hour, true, bill_cmds, "the catalog's",
+           "Cloud price per device-hour, e.g. '$2/h' or 2", [](Scenario& s, V v) { s.price = v.number; }),
+    number("capex", Q::money, 0, {}, 0, 1e8, true, bill_cmds, "the catalog's", "Purchase price per device, e.g. '$30000'",
+           [](Scenario& s, V v) { s.capex = v.number; }),
+    number("staff", Q::money, 0, {}, 0, 1e9, false, bill_cmds, "0", "Staff cost per year of an owned cluster",
+           [](Scenario& s, V v) { s.staff_per_year = v.number; }),
+    number("facility-cost", Q::real, 0, {}, 0, 10000, false, bill_cmds, "the site's",
+           "Facility cost, USD per kW of IT per month", [](Scenario& s, V v) { s.facility_cost = v.number; }),
+    number("price-scale", Q::real, 0, {}, 0.1, 10, false, bill_cmds, "1", "Multiply every price (sensitivity)",
+           [](Scenario& s, V v) { s.price_scale = v.number; }),
+    number("pue-scale", Q::real, 0, {}, 0.1, 10, false, bill_cmds, "1", "Multiply the PUE, never below 1 (sensitivity)",
+           [](Scenario& s, V v) { s.pue_scale = v.number; }),
+    number("power-scale", Q::real, 0, {}, 0.1, 10, false, bill_cmds, "1", "Multiply the average power draw (sensitivity)",
+           [](Scenario& s, V v) { s.power_scale = v.number; }),
+    number("oversubscription", Q::real, 0, {}, 1, 16, false, bill_cmds, "1 (non-blocking)", "Fat-tree oversubscription",
+           [](Scenario& s, V v) { s.oversubscription = v.number; }),
+    text("storage", cmd_train | cmd_power, "none: needs only", "Storage system id (gpuplan catalog list storage)",
+         [](Scenario& s, V v) { s.storage = v.text; }),
+    integer("storage-units", 1, 1e6, cmd_train | cmd_power, "what the run needs", "Fix the number of storage units",
+            [](Scenario& s, V v) { s.storage_units = v.integer(); }),
+    number("checkpoint-every", Q::duration, 1, "s", 60, year, false, cmd_train, "none",
+           "Checkpoint interval, e.g. 1h: its write time is taken from goodput",
+           [](Scenario& s, V v) { s.checkpoint_every_s = v.number; }),
+    number("epochs", Q::real, 0, {}, 0.01, 1000, false, cmd_train, "1", "Passes over the dataset",
+           [](Scenario& s, V v) { s.epochs = v.number; }),
+    number("bytes-per-token", Q::real, 0, {}, 0.5, 64, false, cmd_train, "4", "Raw text bytes per token",
+           [](Scenario& s, V v) { s.bytes_per_token = v.number; }),
+};
+// clang-format on
+
+constexpr std::array conflicts{Conflict{"model", "params"}, Conflict{"weeks", "days"}, Conflict{"rate", "users"}};
+
+constexpr std::array<std::string_view, 5> command_list{"memory", "train", "search", "infer", "power"};
+
+std::vector<std::string_view> split_choices(std::string_view c) {
+  std::vector<std::string_view> out;
+  while (!c.empty()) {
+    const auto bar = c.find('|');
+    out.push_back(c.substr(0, bar));
+    if (bar == std::string_view::npos) break;
+    c.remove_prefix(bar + 1);
+  }
+  return out;
+}
+
+std::string in_words(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + std::string(items[i]);
+  return out;
+}
+
+// Whether a range is shown in the setting's own unit ("520 weeks", "1000 USD/h") rather than
+// as the kind prints it.
+bool in_own_unit(const Setting& s) { return s.plain > 0 && !(s.kind == Q::duration && s.plain == 1); }
+
+// A number as the user would write it, shortest form: 0.1, 30, 10000000.
+std::string plain(double v) { return fmt::format("{}", v); }
+
+// A value with the largest suffix that divides it exactly ("1min", "1y", "100P"); plain otherwise.
+template <std::size_t N>
+std::string with_suffix(double v, const std::array<std::pair<const char*, double>, N>& units) {
+  for (const auto& [suffix, size] : units)
+    if (v >= size && std::fmod(v, size) == 0) return plain(v / size) + suffix;
+  return plain(v);
+}
+
+// One end of a range, written as the setting would accept it.
+std::string show(const Setting& s, double v) {
+  using U = std::pair<const char*, double>;
+  if (in_own_unit(s)) return plain(v / s.plain);
+  if (s.type == SettingType::integer) return plain(v);
+  switch (s.kind) {
+    case Q::bytes: return with_suffix(v, std::array{U{"TiB", 1099511627776.0}, U{"GiB", 1073741824.0}, U{"MiB", 1048576.0}});
+    case Q::duration:
+      return v == 0 ? "0" : with_suffix(v, std::array{U{"y", year}, U{"w", week}, U{"d", day}, U{"h", hour}, U{"min", 60.0},
+                                                      U{"s", 1.0}, U{"ms", 1e-3}});
+    case Q::money: return "$" + with_suffix(v, std::array{U{"B", 1e9}, U{"M", 1e6}, U{"k", 1e3}});
+    case Q::count: return with_suffix(v, std::array{U{"P", 1e15}, U{"T", 1e12}, U{"B", 1e9}, U{"M", 1e6}});
+    default: return plain(v);
+  }
+}
+
+bool plain_number(const std::string& text, double& out) {
+  try {
+    out = parse_quantity(text, Q::real);
+    return true;
+  } catch (const QuantityError&) {
+    return false;
+  }
+}
+
+bool truthy(const std::string& v, bool& out) {
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return out = true, true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return out = false, true;
+  return false;
+}
+
+}  // namespace
+
+unsigned command_bit(std::string_view name) {
+  for (std::size_t i = 0; i < command_list.size(); ++i)
+    if (command_list[i] == name) return 1u << i;
+  return 0;
+}
+
+std::string command_names(unsigned mask) {
+  std::vector<std::string_view> names;
+  for (std::size_t i = 0; i < command_list.size(); ++i)
+    if (mask & (1u << i)) names.push_back(command_list[i]);
+  return in_words(names);
+}
+
+std::span<const Setting> settings_table() { return table; }
+
+const Setting* find_setting(std::string_view name) {
+  for (const auto& s : table)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::vector<std::string> setting_names() {
+  std::vector<std::string> out;
+  for (const auto& s : table) out.emplace_back(s.name);
+  return out;
+}
+
+std::string accepted(const Setting& s) {
+  switch (s.type) {
+    case SettingType::boolean: return "true or false";
+    case SettingType::text: return "an id or path";
+    case SettingType::choice: return in_words(split_choices(s.choices));
+    case SettingType::integer: return fmt::format("a whole number from {} to {}", show(s, s.min), show(s, s.max));
+    case SettingType::number: break;
+  }
+  const std::string unit = in_own_unit(s) ? " " + std::string(s.unit) : "";
+  if (s.above_min) return fmt::format("more than {} and at most {}{}", show(s, s.min), show(s, s.max), unit);
+  return fmt::format("from {} to {}{}", show(s, s.min), show(s, s.max), unit);
+}
+
+std::span<const Conflict> setting_conflicts() { return conflicts; }
+
+std::string conflict_among(const std::vector<std::string>& names) {
+  const auto given = [&](std::string_view n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  for (const auto& c : conflicts)
+    if (given(c.a) && given(c.b)) return fmt::format("give --{} or --{}, not both", c.a, c.b);
+  return {};
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates, std::string_view prefix) {
+  std::vector<std::string> with;
+  for (const auto& c : candidates) with.push_back(std::string(prefix) + c);
+  const std::string hint = suggest(std::string(prefix) + word, with);
+  return hint.empty() ? std::string() : "; did you mean " + hint + "?";
+}
+
+void apply_setting(Scenario& sc, const std::string& name, const std::string& value) {
+  const Setting* s = find_setting(name);
+  if (!s) fail(Exit::usage, fmt::format("unknown setting '{}'{}", shown(name), did_you_mean(name, setting_names(), "")));
+  const std::string given = shown(value);
+  SettingValue v;
+  switch (s->type) {
+    case SettingType::boolean:
+      if (!truthy(value, v.on)) fail(Exit::usage, fmt::format("--{} '{}' must be true or false", name, given));
+      break;
+    case SettingType::text:
+      if (value.empty() || value.size() > 4096 || given.find("\\x") != std::string::npos)
+        fail(Exit::usage, fmt::format("--{} '{}' must be an id or path of 1 to 4096 bytes of UTF-8 text without control characters",
+                                      name, given));
+      v.text = value;
+      break;
+    case SettingType::choice: {
+      const auto options = split_choices(s->choices);
+      if (std::find(options.begin(), options.end(), value) == options.end())
+        fail(Exit::usage, fmt::format("--{} '{}' is not known; expected {}", name, given, in_words(options)));
+      v.text = value;
+      break;
+    }
+    case SettingType::integer:
+    case SettingType::number: {
+      double x = 0;
+      if (s->plain > 0 && plain_number(value, x)) {
+        x *= s->plain;  // a number in the setting's own unit: "--weeks 4", "--price 2.5"
+      } else {
+        try {
+          x = parse_quantity(value, s->kind);
+        } catch (const QuantityError& e) {
+          fail(Exit::usage, fmt::format("--{}: {}", name, shown(e.what(), 200)));
+        }
+      }
+      const bool whole = s->type == SettingType::integer;
+      if ((whole && x != std::floor(x)) || x < s->min || (s->above_min && x <= s->min) || x > s->max || !std::isfinite(x))
+        fail(Exit::usage, fmt::format("--{} '{}' must be {}", name, given, accepted(*s)));
+      v.number = x;
+      break;
+    }
+  }
+  s->apply(sc, v);
+  sc.given.push_back(name);
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,81 @@
+# Black-box: the settings table as the command line sees it: flags per command, "did you mean",
+# bare switches, one quantity grammar, conflicts, `gpuplan settings`, and the man page.
+. "$(dirname "$0")/lib.sh"
+
+bad() {  # bad CODE MESSAGE ARGS...: exit CODE, one stderr line containing MESSAGE, no stdout
+  local code="$1" msg="$2"
+  shift 2
+  run "$@"
+  expect_rc "$code"; expect_err "$msg"; expect_no_out; expect_one_line_err
+}
+
+# Unknown commands, flags and flags of another command.
+bad 2 "unknown command 'trian'; did you mean train?" trian --gpus 8
+bad 2 "unknown command 'lst'; did you mean list?" catalog lst models
+bad 2 "unknown flag '--tpp' for train; did you mean --tp?" train --model llama-3.1-8b --gpus 8 --tpp 2
+bad 2 "--epochs does not apply to infer: it is a setting of train" infer --model llama-3.1-8b --epochs 2
+bad 2 "--mode does not apply to infer: it is a setting of memory" infer --model llama-3.1-8b --mode train
+bad 2 "--checkpoint-every does not apply to infer" infer --model llama-3.1-8b --checkpoint-every 1h
+bad 2 "--tokens does not apply to search" search --model llama-3.1-8b --gpus 8 --tokens 1T
+bad 2 "unexpected argument 'extra' for memory" memory --model llama-3.1-8b extra
+# Contradictions.
+bad 2 "give --weeks or --days, not both" train --model llama-3.1-8b --weeks 2 --days 3
+bad 2 "give --model or --params, not both" memory --model llama-3.1-8b --params 7B
+bad 2 "give --rate or --users, not both" infer --model llama-3.1-8b --rate 1 --users 5 --ttft 1s
+# Ranges come from the table, and values are shown escaped on one line.
+bad 2 "--staff '1e308' must be from \$0 to \$1B" train --model llama-3.1-8b --gpus 8 --staff 1e308
+bad 2 "--reserve '1e308' must be from 0 to 1TiB" train --model llama-3.1-8b --gpus 8 --reserve 1e308
+bad 2 "--years '1e-308' must be from 0.1 to 30 years" power --gpus 8 --years 1e-308
+bad 2 "--tokens '1e308' must be more than 0 and at most 100P" train --model llama-3.1-8b --gpus 8 --tokens 1e308
+bad 2 "--site 'a\x0ab' must be an id or path" train --model llama-3.1-8b --gpus 8 --site "$(printf 'a\nb')"
+run train --model llama-3.1-8b --gpus 8 --site "$(head -c 100000 /dev/zero | tr '\0' x)"
+expect_rc 2; expect_one_line_err
+[ "$(wc -c <"$TMP/err")" -lt 2200 ] || fail "a 128 KiB value is echoed whole"
+run train --model llama-3.1-8b --gpus 8 --weeks "$(printf '4\033[31m')"
+expect_rc 2; expect_err '\x1b[31m'; expect_one_line_err
+
+# One grammar: suffixes in any case, durations for deadlines, plain numbers in the setting's unit.
+run train --params 7b --gpus 8 --tokens 100b --format json
+expect_rc 0; expect_out '"tokens": 100000000000'
+run train --model llama-3.1-8b --weeks 4w --format json
+expect_rc 0; expect_out '"deadline_s": 2419200'
+run train --model llama-3.1-8b --days 28 --format json
+expect_rc 0; expect_out '"deadline_s": 2419200'
+run power --gpus 8 --price 2.5 --format json
+expect_rc 0; cp "$TMP/out" "$TMP/plain"
+run power --gpus 8 --price '$2.5/h' --format json
+cmp -s "$TMP/plain" "$TMP/out" || fail "--price 2.5 and --price \$2.5/h differ"
+
+# Bare switches, and their --no- form.
+run memory --model llama-3.1-8b --tp 2 --sequence-parallel --format json
+expect_rc 0; expect_out '"sequence_parallel": true'
+run memory --model llama-3.1-8b --tp 2 --no-sequence-parallel --format json
+expect_rc 0; expect_out '"sequence_parallel": false'
+run memory --model llama-3.1-8b --sequence-parallel=maybe
+expect_rc 2; expect_one_line_err
+
+# --help lists only what a command takes.
+run infer --help
+expect_rc 0; expect_out "--ttft"
+for f in --mode --epochs --checkpoint-every --pp --tokens; do
+  grep -qE -- "^ *$f( |,)" "$TMP/out" && fail "infer --help lists $f"
+done
+run train --help
+expect_rc 0; expect_out "--checkpoint-every"; expect_out "default 0.9"
+
+# gpuplan settings: every setting once, with its commands; the man page names each of them.
+run settings --format json
+expect_rc 0; expect_out '"name": "tp"'; expect_out '"accepted": "a whole number from 1 to 1024"'
+run settings --format csv
+expect_rc 0
+head -1 "$TMP/out" | grep -q '^setting,type,accepted,default,commands,help$' || fail "settings CSV header"
+names=$(tail -n +2 "$TMP/out" | cut -d, -f1)
+[ "$(echo "$names" | wc -l)" -ge 70 ] || fail "settings lists fewer than 70 settings"
+[ "$(echo "$names" | sort | uniq -d)" = "" ] || fail "a setting is listed twice"
+for n in $names; do
+  grep -qF -- "\\-\\-${n//-/\\-}" "$SRC/man/gpuplan.1" || fail "man/gpuplan.1 does not document --$n"
+done
+run settings --command infer --format csv
+expect_rc 0; expect_out "ttft,"; grep -q '^epochs,' "$TMP/out" && fail "settings --command infer lists epochs"
+bad 2 "--command 'plan' takes no settings" settings --command plan
+finish

@@ -1,0 +1,101 @@
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <set>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/scenario.hpp"
+#include "gpuplan/settings.hpp"
+
+using namespace gpuplan;
+using Catch::Matchers::Contains;
+
+TEST_CASE("every setting is declared once with help a default a command and a setter", "[settings]") {
+  std::set<std::string_view> names;
+  for (const Setting& s : settings_table()) {
+    INFO(s.name);
+    CHECK(names.insert(s.name).second);
+    CHECK(!s.help.empty());
+    CHECK(!s.fallback.empty());
+    CHECK(s.commands != 0);
+    CHECK(s.apply != nullptr);
+    if (s.type == SettingType::integer || s.type == SettingType::number) CHECK(s.min <= s.max);
+    if (s.type == SettingType::choice) CHECK(!s.choices.empty());
+  }
+  CHECK(names.size() >= 70);
+}
+
+TEST_CASE("each numeric setting takes both ends of its range and refuses beyond them", "[settings]") {
+  for (const Setting& s : settings_table()) {
+    if (s.type != SettingType::integer && s.type != SettingType::number) continue;
+    if (s.plain > 0 || s.kind == QuantityKind::money_per_hour) continue;  // written in their own unit: below
+    INFO(s.name);
+    Scenario sc;
+    const auto text = [](double v) { return fmt::format("{}", v); };
+    if (!s.above_min) CHECK_NOTHROW(apply_setting(sc, std::string(s.name), text(s.min)));
+    CHECK_NOTHROW(apply_setting(sc, std::string(s.name), text(s.max)));
+    CHECK_THROWS_AS(apply_setting(sc, std::string(s.name), text(s.max * 2 + 1)), Error);
+    CHECK_THROWS_AS(apply_setting(sc, std::string(s.name), "1e308"), Error);
+  }
+}
+
+TEST_CASE("a plain number is read in the setting's own unit and a suffixed one as written", "[settings]") {
+  Scenario s;
+  apply_setting(s, "weeks", "4");
+  CHECK(s.deadline_s == 4 * 7 * 86400.0);
+  apply_setting(s, "weeks", "28d");
+  CHECK(s.deadline_s == 28 * 86400.0);
+  apply_setting(s, "days", "4w");
+  CHECK(s.deadline_s == 28 * 86400.0);
+  apply_setting(s, "price", "2.5");
+  CHECK(*s.price == Approx(2.5 / 3600));
+  apply_setting(s, "price", "$2.5/h");
+  CHECK(*s.price == Approx(2.5 / 3600));
+  apply_setting(s, "years", "5");
+  CHECK(s.years == Approx(5));
+  apply_setting(s, "years", "78w");
+  CHECK(s.years == Approx(78.0 * 7 / 365));
+  apply_setting(s, "ttft", "200ms");
+  CHECK(s.ttft_s == Approx(0.2));
+  apply_setting(s, "params", "70b");
+  CHECK(s.params == 70e9);
+  apply_setting(s, "gpus", "8k");
+  CHECK(s.gpus == 8000);
+}
+
+TEST_CASE("values outside the table are refused with the range in words", "[settings]") {
+  Scenario s;
+  CHECK_THROWS_WITH(apply_setting(s, "tp", "0"), Contains("--tp '0' must be a whole number from 1 to 1024"));
+  CHECK_THROWS_WITH(apply_setting(s, "tp", "2.5"), Contains("whole number"));
+  CHECK_THROWS_WITH(apply_setting(s, "weeks", "600"), Contains("more than 0 and at most 520 weeks"));
+  CHECK_THROWS_WITH(apply_setting(s, "checkpoint-every", "5s"), Contains("from 1min to 1y"));
+  CHECK_THROWS_WITH(apply_setting(s, "recompute", "some"), Contains("expected none, selective or full"));
+  CHECK_THROWS_WITH(apply_setting(s, "sequence-parallel", "maybe"), Contains("must be true or false"));
+  CHECK_THROWS_WITH(apply_setting(s, "micro-bach", "2"), Contains("did you mean micro-batch?"));
+  CHECK_THROWS_WITH(apply_setting(s, "site", "a\nb"), !Contains("\n"));
+  CHECK(s.given.empty());  // nothing refused counts as given
+  apply_setting(s, "sequence-parallel", "false");
+  CHECK(s.layout.sequence_parallel == false);
+  CHECK(s.has("sequence-parallel"));
+}
+
+TEST_CASE("conflicting settings are named together", "[settings]") {
+  CHECK(conflict_among({"tp", "weeks", "days"}) == "give --weeks or --days, not both");
+  CHECK(conflict_among({"params", "model"}) == "give --model or --params, not both");
+  CHECK(conflict_among({"weeks", "tp"}).empty());
+}
+
+TEST_CASE("commands are named from their bits", "[settings]") {
+  CHECK(command_bit("infer") == cmd_infer);
+  CHECK(command_bit("plan") == 0);
+  CHECK(command_names(cmd_train | cmd_infer | cmd_power) == "train, infer or power");
+  CHECK(find_setting("epochs")->commands == cmd_train);
+  CHECK(!(find_setting("mode")->commands & cmd_infer));
+}
+
+TEST_CASE("values in messages are escaped and cut", "[settings]") {
+  CHECK(shown("plain") == "plain");
+  CHECK(shown("a\nb\x1b[31m") == "a\\x0ab\\x1b[31m");
+  CHECK(shown("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 kept
+  CHECK(shown("bad\xff") == "bad\\xff");
+  CHECK(shown(std::string(500, 'x'), 80).size() == 83);
+}
