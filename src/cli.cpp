@@ -27,6 +27,7 @@ struct Globals {
 
 void print(const Document& doc, const Globals& g) {
   std::string out = render(doc, parse_format(g.format));
+  for (const auto& w : doc.warnings) std::cerr << "gpuplan: warning: " << shown(w, 2000) << "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
 }

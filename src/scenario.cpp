@@ -70,7 +70,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   StepSettings& st = j.step;
   st.train.seq_len = s.seq_len > 0 ? s.seq_len : static_cast<int>(std::min<long>(m.max_context, 4096));
   if (s.seq_len > 0 && m.max_context > 0 && s.seq_len > m.max_context)
-    j.assumptions.push_back(fmt::format("warning: --seq-len {} exceeds {}'s maximum context {}", s.seq_len, m.id, m.max_context));
+    j.warnings.push_back(fmt::format("sequence length {} exceeds {}'s maximum context of {} tokens", s.seq_len, m.id, m.max_context));
   st.train.grad_bytes = s.grad_bytes;
   st.train.optimizer = s.optimizer == "adam8bit" ? Optimizer::adam8bit : s.optimizer == "sgd" ? Optimizer::sgd : Optimizer::adam;
   if (s.reserve_bytes) st.train.reserve = bytes(*s.reserve_bytes);

@@ -113,6 +113,7 @@ struct Job {
   Device device;
   StepSettings step;
   std::vector<std::string> assumptions;
+  std::vector<std::string> warnings;  // about the inputs (a sequence beyond the model's context)
   Facility facility;
   std::optional<Calibration> calibration;
   std::string calibration_path;

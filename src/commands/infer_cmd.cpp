@@ -311,7 +311,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
     if (kwh_per_m) t.add_row({"energy per million output tokens", format_sig(*kwh_per_m) + " kWh"});
   }
   doc.tables.push_back(t);
-  for (const auto& w : warnings) doc.lines.push_back("warning: " + w);
+  doc.warnings = warnings;
   if (o.explain) {
     doc.lines.push_back("decode step = max(bytes / (eta x bandwidth), FLOPs / peak) + host bytes / host bandwidth + layers x t_layer"
                         " + tensor-parallel all-reduces");

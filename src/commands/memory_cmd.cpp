@@ -2,6 +2,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "bill.hpp"
 #include "gpuplan/analysis/search.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
@@ -148,13 +149,18 @@ Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions&
     v.set("min_gpus", mg.gpus);
     v.set("evaluated", mg.evaluated);
   } else {
-    l = layout_from(s.layout, 0);
+    // --gpus without --dp: the data-parallel degree is what the other degrees leave.
+    l = layout_from(s.layout, s.gpus);
+    if (s.gpus > 0 && l.gpus() != s.gpus)
+      fail(Exit::usage, fmt::format("--gpus {} is not tp {} x pp {} x cp {} x dp {}", s.gpus, l.tp, l.pp, l.cp, l.dp));
     check_layout(j.model, l, j.step.train.seq_len);
     mb = training_memory(j.model, j.params, j.step.train, l);
   }
   set_memory_json(v, mb, j, capacity);
   v.set("layout", layout_json(l));
+  v.set("warnings", warnings_json(j.warnings));
   doc.data = v;
+  doc.warnings = j.warnings;
   add_breakdown(doc, mb, capacity,
                 fmt::format("{} on {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, seq {}",
                             j.model.id, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),

@@ -51,6 +51,7 @@ PlanRun run_plan(const Catalog& base, const std::string& path) {
     fail(Exit::data, msg);
   }
   Value report = Value::object();
+  report.set("schema_version", json_schema_version);
   report.set("tool", version_string());
   Value plan = Value::object();
   plan.set("title", p.title);

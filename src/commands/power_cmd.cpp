@@ -33,7 +33,7 @@ Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& 
   t.title = fmt::format("{} x {} ({} nodes of {} at {}{})", s.gpus, d.id, c.nodes, f.node.devices,
                         format_si(f.node.max_power.value(), "W"), f.node.estimate ? ", estimated" : "");
   doc.tables.push_back(t);
-  for (const auto& w : f.warnings) doc.lines.push_back("warning: " + w);
+  doc.warnings = f.warnings;
   if (o.explain)
     for (const auto& a : f.assumptions)
       doc.lines.push_back(assumption_line(a));

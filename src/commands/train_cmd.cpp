@@ -110,7 +110,9 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
   Value results = Value::array();
   for (const auto& c : r.top) results.push(candidate_json(c, j, s.gpus));
   v.set("results", results);
+  v.set("warnings", warnings_json(j.warnings));
   doc.data = v;
+  doc.warnings = j.warnings;
   Table t;
   t.title = fmt::format("{} on {} x {}: best {} of {} fitting layouts ({} evaluated)", j.model.id, s.gpus, j.device.id,
                         r.top.size(), r.fitting, r.evaluated);
@@ -201,7 +203,8 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   si.system = fac.storage ? &*fac.storage : nullptr;
   si.units = s.storage_units;
   const StorageResult sr = storage_needs(si);
-  std::vector<std::string> warnings = fac.warnings;
+  std::vector<std::string> warnings = j.warnings;
+  warnings.insert(warnings.end(), fac.warnings.begin(), fac.warnings.end());
   // Beyond a few times the usual batch, more devices buy little: large runs use 4-16M tokens per
   // step (Llama 3 405B ramped to 16M).
   if (step_tokens > 4 * s.target_batch_tokens(gpus) && !s.layout.global_batch)
@@ -311,7 +314,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
     bt.add_row({"checkpoint overhead", fmt::format("{:.2f}% of wall clock (every {})", 100 * sr.checkpoint_overhead,
                                                    format_duration(s.checkpoint_every_s))});
   doc.tables.push_back(bt);
-  for (const auto& w : warnings) doc.lines.push_back("warning: " + w);
+  doc.warnings = warnings;
   if (s.tokens <= 0) doc.lines.push_back("tokens default to 20 per parameter (Hoffmann et al. 2022, Chinchilla)");
   if (o.explain) {
     doc.lines.push_back(fmt::format("efficiency: GEMM up to {:.0f}% of peak, memory {:.0f}% of bandwidth ({})",

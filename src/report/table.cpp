@@ -97,14 +97,24 @@ std::string render_csv(const Table& t) {
   return out;
 }
 
+Value with_schema_version(const Value& data) {
+  if (data.type() != Value::Type::object) return data;
+  Value v = Value::object();
+  v.set("schema_version", json_schema_version);
+  for (const auto& [k, m] : data.members()) v.set(k, m);
+  return v;
+}
+
 std::string render(const Document& doc, Format format) {
   switch (format) {
-    case Format::json: return to_json(doc.data);
+    case Format::json: return to_json(with_schema_version(doc.data));
     case Format::csv: {
       if (doc.csv) return render_csv(*doc.csv);
+      // One result, one row: the flattened keys are the header.
       Table t;
-      t.headers = {"key", "value"};
-      for (auto& [k, v] : flatten(doc.data)) t.add_row({k, v});
+      std::vector<std::string> row;
+      for (auto& [k, v] : flatten(doc.data)) t.headers.push_back(k), row.push_back(v);
+      t.add_row(row);
       return render_csv(t);
     }
     case Format::markdown: {

@@ -33,7 +33,7 @@ it_kw=$(sed -n 's/.*"it_kw": \([0-9.]*\),/\1/p' "$TMP/out")
 awk -v v="$it_kw" 'BEGIN { exit !(v > 120000 && v < 180000) }' || fail "100k H100 IT power $it_kw kW is outside 120-180 MW"
 golden power-h100-100k-enterprise.json
 run power --gpu tpu-v5p --gpus 256
-expect_rc 0; expect_out "x tpu-v5p"; expect_out "warning: no power figure for tpu-v5p"
+expect_rc 0; expect_out "x tpu-v5p"; expect_err "gpuplan: warning: no power figure for tpu-v5p"; grep -q "warning" "$TMP/out" && fail "a warning reached stdout"
 
 bad() { # rc text args...
   local want_rc="$1" want="$2"; shift 2

@@ -29,7 +29,7 @@ grep -q '"offloaded_layers": [1-9]' "$TMP/out" || fail "70B on a 4090 should off
 run infer --model llama-3.1-8b --gpu h100-sxm --gpus 8 --format json
 expect_rc 0; expect_out '"replicas": 8'; expect_out '"gpus": 8'
 run infer --model llama-3.1-8b --gpu rtx-4090 --context 200k
-expect_rc 0; expect_out "warning: context 200000 exceeds llama-3.1-8b's maximum of 131072 tokens"
+expect_rc 0; expect_err "gpuplan: warning: context 200000 exceeds llama-3.1-8b's maximum of 131072 tokens"; grep -q warning "$TMP/out" && fail "a warning reached stdout"
 run memory --model llama-2-7b --gpu rtx-4090 --mode infer --quant q4_k_m --format json
 expect_rc 0; expect_out '"kv_cache_bytes_per_token": 524288'
 

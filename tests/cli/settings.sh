@@ -54,6 +54,19 @@ expect_rc 0; expect_out '"sequence_parallel": false'
 run memory --model llama-3.1-8b --sequence-parallel=maybe
 expect_rc 2; expect_one_line_err
 
+# memory --gpus without --dp: dp is what the other degrees leave.
+run memory --model llama-2-7b --gpus 8 --tp 2 --format json
+expect_rc 0; expect_out '"dp": 4'; expect_out '"schema_version": 1'
+bad 2 "--gpus 7 is not tp 2 x pp 1 x cp 1 x dp 3" memory --model llama-2-7b --gpus 7 --tp 2
+# Warnings go to stderr with a prefix, and into the JSON warnings.
+run memory --model llama-2-7b --seq-len 8192 --format json
+expect_rc 0; expect_err "gpuplan: warning: sequence length 8192 exceeds llama-2-7b's maximum context of 4096 tokens"
+expect_out '"warnings": ['
+# CSV: one row per result, with a header.
+run train --model llama-3.1-8b --gpus 8 --format csv
+expect_rc 0; [ "$(wc -l <"$TMP/out")" -eq 2 ] || fail "train CSV is not a header and one row"
+head -1 "$TMP/out" | grep -q "wall_clock_s" || fail "train CSV header lacks wall_clock_s"
+
 # --help lists only what a command takes.
 run infer --help
 expect_rc 0; expect_out "--ttft"

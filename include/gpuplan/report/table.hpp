@@ -25,14 +25,19 @@ struct Table {
 struct Document {
   Value data;                      // JSON (and CSV when no csv table is given)
   std::vector<Table> tables;       // table and markdown formats
-  std::vector<std::string> lines;  // free text after the tables (explanations, warnings)
-  std::optional<Table> csv;        // CSV rows; when absent, data is flattened to key,value
+  std::vector<std::string> lines;  // free text after the tables (explanations)
+  std::vector<std::string> warnings;  // to stderr as "gpuplan: warning: ...", never stdout
+  std::optional<Table> csv;        // CSV rows; when absent, data is flattened into one row
 };
 
 std::string render_text(const Table& t);
 std::string render_markdown(const Table& t);
 std::string render_csv(const Table& t);
 std::string csv_field(const std::string& s);
+// JSON output carries "schema_version" first; it changes when a key is renamed or its unit
+// changes (man page, HISTORY).
+constexpr int json_schema_version = 1;
+Value with_schema_version(const Value& data);
 std::string render(const Document& doc, Format format);
 
 }  // namespace gpuplan
