@@ -1,7 +1,6 @@
 #include "gpuplan/analysis/search.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <tuple>
 
@@ -109,7 +108,6 @@ Layout layout_from(const LayoutConstraints& c, int gpus_hint) {
 }
 
 SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens, int top_k) {
-  auto start = std::chrono::steady_clock::now();
   SearchResult r;
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
@@ -128,7 +126,6 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     r.top.insert(pos, cand);
     if (static_cast<int>(r.top.size()) > top_k) r.top.pop_back();
   });
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 

@@ -10,9 +10,6 @@
 
 namespace gpuplan {
 
-// A communication share of the step above this is worth a warning: the fabric, not the
-// devices, sets the pace.
-constexpr double comm_warning_share = 0.3;
 
 struct ClusterPower {
   long nodes = 0;

@@ -1,10 +1,11 @@
 // `gpuplan train` and `gpuplan search`: the fastest layout, step time and time to train.
+#include <chrono>
 #include <cmath>
 #include <fmt/format.h>
 
 #include "bill.hpp"
 #include "gpuplan/analysis/memory.hpp"
-#include "gpuplan/analysis/search.hpp"
+#include "gpuplan/analysis/train.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
@@ -51,19 +52,6 @@ Value candidate_json(const Candidate& c, const Job& j, int gpus) {
 
 StepModel step_model(const Job& j) { return StepModel{j.model, j.params, j.device, j.step}; }
 
-SearchResult search_or_fail(const StepModel& sm, const Scenario& s, int gpus, int top) {
-  SearchResult r = search_layouts(sm, gpus, s.layout, s.target_batch_tokens(gpus), top);
-  if (r.evaluated == 0)
-    fail(Exit::no_answer, fmt::format("no layout of {} devices suits {} under the given flags (tp must divide the {} "
-                                      "heads, pp the layers, the product must equal --gpus)",
-                                      gpus, sm.model.id, sm.model.heads));
-  if (r.top.empty())
-    fail(Exit::no_answer, fmt::format("{} does not fit on {} x {} in any of {} layouts; try more devices "
-                                      "('gpuplan memory --min-gpus')",
-                                      sm.model.id, gpus, sm.device.id, r.evaluated));
-  return r;
-}
-
 Table step_table(const Candidate& c, const Job& j, int gpus) {
   Table t;
   const Layout& l = c.layout;
@@ -94,7 +82,9 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
   Job j = resolve(s, catalog);
   if (s.gpus <= 0) fail(Exit::usage, "search needs --gpus N");
   StepModel sm = step_model(j);
-  SearchResult r = search_or_fail(sm, s, s.gpus, o.top);
+  const auto start = std::chrono::steady_clock::now();  // the command times the search, not the analysis
+  SearchResult r = search_or_fail(sm, s.layout, s.gpus, s.target_batch_tokens(s.gpus), o.top);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Document doc;
   Value v = Value::object();
   v.set("model", j.model.id);
@@ -135,99 +125,44 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
   return doc;
 }
 
-Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
-  Job j = resolve(s, catalog);
-  StepModel sm = step_model(j);
-  const double tokens = (s.tokens > 0 ? s.tokens : 20 * j.params.total) * s.tokens_scale;
-  int gpus = s.gpus;
-  SearchResult r;
-  if (gpus <= 0 && s.deadline_s <= 0) fail(Exit::usage, "train needs --gpus N or a deadline (--weeks or --days)");
-  auto wall_of = [&](const Candidate& c) {
-    double steps = tokens / (c.layout.global_batch * static_cast<double>(j.step.train.seq_len));
-    return steps * c.time.total / s.goodput;
-  };
-  if (gpus > 0) {
-    r = search_or_fail(sm, s, gpus, 1);
-  } else {
-    // Fewest devices, in multiples of the scale-up domain, whose best layout meets the
-    // deadline: double until it is met, then bisect (time falls as devices grow).
-    const int unit = std::max(1, j.device.scale_up_domain > 64 ? j.device.devices_per_node : j.device.scale_up_domain);
-    auto meets = [&](int k, SearchResult& out) {
-      out = search_layouts(sm, k * unit, s.layout, s.target_batch_tokens(k * unit), 1);
-      return !out.top.empty() && wall_of(out.top.front()) <= s.deadline_s;
-    };
-    int hi = 1;
-    SearchResult tmp;
-    const int max_units = 1 << 17;
-    while (!meets(hi, tmp)) {
-      if (hi >= max_units / 2)
-        fail(Exit::no_answer, fmt::format("no count of {} up to {} trains {} on {:.3g} tokens within {}", j.device.id,
-                                          max_units * unit / 2, j.model.id, tokens, format_duration(s.deadline_s)));
-      hi *= 2;
-    }
-    r = tmp;
-    int lo = hi / 2;  // lo fails (or is 0)
-    while (hi - lo > 1) {
-      int mid = (lo + hi) / 2;
-      if (meets(mid, tmp)) {
-        hi = mid;
-        r = tmp;
-      } else {
-        lo = mid;
-      }
-    }
-    gpus = hi * unit;
-  }
-  const Candidate& best = r.top.front();
-  const double step_tokens = static_cast<double>(best.layout.global_batch) * j.step.train.seq_len;
-  // Fewer than 100 optimizer steps is not a training run (learning-rate warm-up alone takes
-  // hundreds to thousands: Llama 3 405B warmed up over 8,000).
-  constexpr double min_steps = 100;
-  if (tokens / step_tokens < min_steps)
-    fail(Exit::no_answer, fmt::format("{} devices are more than {} can use on {} tokens: one sequence per data-parallel "
-                                      "rank makes a step of {} tokens, so the run has {:.3g} steps (fewer than {}); use "
-                                      "fewer devices",
-                                      gpus, j.model.id, format_si(tokens, ""), format_si(step_tokens, ""),
-                                      tokens / step_tokens, min_steps));
-
-  // Storage: the dataset, the read rate, checkpoints and what writing them costs in goodput.
-  const Facility& fac = j.facility;
-  StorageInput si;
-  si.tokens = tokens;
+// The question a scenario asks of plan_training.
+TrainQuestion train_question(const Job& j, const Scenario& s) {
+  TrainQuestion q;
+  q.model = step_model(j);
+  q.layout = s.layout;
+  q.gpus = s.gpus;
+  q.deadline = seconds(s.deadline_s);
+  // Deadline searches grow the cluster by scale-up domains (by nodes for rack-scale domains).
+  q.unit = std::max(1, j.device.scale_up_domain > 64 ? j.device.devices_per_node : j.device.scale_up_domain);
+  q.tokens = (s.tokens > 0 ? s.tokens : 20 * j.params.total) * s.tokens_scale;
+  q.goodput = s.goodput;
+  q.batch_tokens = s.batch_tokens;
+  q.batch_tokens_per_device = s.batch_tokens_per_device;
+  StorageInput& si = q.storage;
   si.epochs = s.epochs;
   si.raw_bytes_per_token = s.bytes_per_token;
   si.token_bytes = j.model.vocab <= 65536 ? 2 : 4;
-  si.tokens_per_s = best.tokens_per_s;
   si.checkpoint = bytes(j.params.total * (j.step.train.weight_bytes + optimizer_bytes_per_param(j.step.train.optimizer)));
   si.checkpoint_every = seconds(s.checkpoint_every_s);
-  si.system = fac.storage ? &*fac.storage : nullptr;
+  si.system = j.facility.storage ? &*j.facility.storage : nullptr;
   si.units = s.storage_units;
-  const StorageResult sr = storage_needs(si);
+  return q;
+}
+
+Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+  if (s.gpus <= 0 && s.deadline_s <= 0) fail(Exit::usage, "train needs --gpus N or a deadline (--weeks or --days)");
+  const Job j = resolve(s, catalog);
+  const TrainQuestion q = train_question(j, s);
+  const TrainAnswer ans = plan_training(q);
+  const Candidate& best = ans.best;
+  const int gpus = ans.gpus;
+  const double tokens = ans.tokens, goodput = ans.goodput, wall = ans.wall.value(), comm_fraction = ans.comm_fraction;
+  const StorageResult& sr = ans.storage;
+  const StorageInput& si = q.storage;
+  const Facility& fac = j.facility;
   std::vector<std::string> warnings = j.warnings;
   warnings.insert(warnings.end(), fac.warnings.begin(), fac.warnings.end());
-  // Beyond a few times the usual batch, more devices buy little: large runs use 4-16M tokens per
-  // step (Llama 3 405B ramped to 16M).
-  if (step_tokens > 4 * s.target_batch_tokens(gpus) && !s.layout.global_batch)
-    warnings.push_back(fmt::format("the global batch is {} tokens per step, {:.0f}x the target {}; so many devices may not "
-                                   "train well (Llama 3 405B used at most 16M)",
-                                   format_si(step_tokens, ""), step_tokens / s.target_batch_tokens(gpus),
-                                   format_si(s.target_batch_tokens(gpus), "")));
-  const double goodput = s.goodput * (1 - sr.checkpoint_overhead);
-  const double wall = wall_of(best) * s.goodput / goodput;
-  if (s.deadline_s > 0 && wall > s.deadline_s)
-    warnings.push_back(fmt::format("checkpoint writes stretch the run to {} past the {} deadline", format_duration(wall),
-                                   format_duration(s.deadline_s)));
-  if (sr.idle_fraction > 0)
-    warnings.push_back(fmt::format("storage is the bottleneck: {} units of {} read {} of the {} needed; devices idle {:.0f}% of the time",
-                                   sr.units, fac.storage->id, format_si(static_cast<double>(sr.units) * fac.storage->read.value(), "B/s"),
-                                   format_si(sr.read.value(), "B/s"), 100 * sr.idle_fraction));
-  const StepTime& st = best.time;
-  const double comm = st.tp_comm + st.pp_comm + st.dp_comm + st.cp_comm + st.ep_comm;
-  const double comm_fraction = comm / st.total;
-  if (comm_fraction > comm_warning_share)
-    warnings.push_back(fmt::format("exposed communication is {:.0f}% of the step: the fabric, not the devices, sets the pace",
-                                   100 * comm_fraction));
-
+  warnings.insert(warnings.end(), ans.warnings.begin(), ans.warnings.end());
   const ClusterPower cp = cluster_of(fac, s, gpus, sr.units);
   const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, seconds(wall), comm_fraction, sr.capacity_needed.value()});
 
@@ -245,8 +180,8 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   out.set("wall_clock_days", wall / 86400);
   out.set("gpu_hours", wall * gpus / 3600);
   if (s.deadline_s > 0) out.set("deadline_s", s.deadline_s);
-  out.set("evaluated", r.evaluated);
-  out.set("valid", r.fitting);
+  out.set("evaluated", ans.evaluated);
+  out.set("valid", ans.fitting);
   out.set("site", fac.site.id);
   out.set("power", bill.power);
   out.set("energy_mwh", bill.energy_mwh);
@@ -292,8 +227,8 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   sum.add_row({"devices", std::to_string(gpus)});
   sum.add_row({"tokens", format_si(tokens, "") + (s.tokens <= 0 ? " (20 per parameter, Chinchilla)" : "")});
   sum.add_row({"throughput", format_si(best.tokens_per_s, "tokens/s")});
-  sum.add_row({"MFU (6N + 12Lsd)", format_sig(100 * out.find("mfu")->as_number()) + "%"});
-  sum.add_row({"HFU", format_sig(100 * out.find("hfu")->as_number()) + "%"});
+  sum.add_row({"MFU (6N + 12Lsd)", format_sig(100 * ans.mfu) + "%"});
+  sum.add_row({"HFU", format_sig(100 * ans.hfu) + "%"});
   sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
   sum.add_row({"wall clock", format_duration(wall) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", wall / 86400, 100 * goodput)});
   sum.add_row({"GPU-hours", format_si(wall * gpus / 3600, "")});

@@ -19,7 +19,7 @@ struct SearchResult {
   long evaluated = 0;  // layouts considered
   long fitting = 0;    // layouts whose memory fits
   std::vector<Candidate> top;  // best first
-  double seconds = 0;  // wall time of the search
+  double seconds = 0;  // wall time of the search, when the caller timed it (analyses read no clock)
 };
 
 // Ranks by tokens per second, then by the documented tie order: smaller tp, pp, cp, ep,

@@ -1,0 +1,64 @@
+#pragma once
+// Time to train: the best layout on a fixed device count, or the fewest devices that meet a
+// deadline; the run's steps, goodput (with checkpoint writes taken out), wall clock and storage,
+// and the warnings a planner should see. A pure function of resolved inputs: no catalog, no
+// flags, no clock.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/analysis/search.hpp"
+#include "gpuplan/analysis/storage.hpp"
+
+namespace gpuplan {
+
+// A communication share of the step above this is worth a warning: the fabric, not the
+// devices, sets the pace.
+constexpr double comm_warning_share = 0.3;
+// Fewer optimizer steps than this is not a training run: learning-rate warm-up alone takes
+// hundreds to thousands (Llama 3 405B warmed up over 8,000; Dubey et al. 2024, 3.4.1).
+constexpr double min_training_steps = 100;
+// The deadline search grows the cluster in units of this many devices at most twice per
+// bisection step, up to 2^17 units.
+constexpr int max_deadline_units = 1 << 17;
+
+struct TrainQuestion {
+  StepModel model;
+  LayoutConstraints layout;
+  int gpus = 0;                      // a fixed count; 0: the fewest meeting the deadline
+  Seconds deadline = seconds(0);     // 0: none
+  int unit = 1;                      // the deadline search counts devices in multiples of this
+  double tokens = 0;                 // tokens to train on
+  double goodput = 0.9;              // share of wall clock doing useful steps, before checkpoints
+  // The batch the search aims at: max(batch_tokens, batch_tokens_per_device x devices).
+  double batch_tokens = 4.0 * 1024 * 1024, batch_tokens_per_device = 1024;
+  StorageInput storage;              // tokens and tokens_per_s are filled in by the analysis
+  double target_batch(int devices) const;
+};
+
+struct TrainAnswer {
+  int gpus = 0;
+  Candidate best;
+  long evaluated = 0, fitting = 0;  // layouts of the chosen count
+  int counts_searched = 0;           // device counts the deadline search evaluated
+  double tokens = 0, step_tokens = 0, steps = 0;
+  double goodput = 0;                // after checkpoint writes
+  Seconds wall = seconds(0);
+  double gpu_hours = 0;
+  double mfu = 0, hfu = 0;           // model and hardware FLOPs over peak
+  double comm_fraction = 0;          // exposed communication share of a step
+  StorageResult storage;
+  std::vector<std::string> warnings;
+};
+
+// Throws Error(no_answer) when no layout fits, no count meets the deadline, or the count is
+// more than the run can use (fewer than min_training_steps steps).
+TrainAnswer plan_training(const TrainQuestion& q);
+
+// The search on a fixed count, or Error(no_answer) saying why no layout suits or fits.
+SearchResult search_or_fail(const StepModel& sm, const LayoutConstraints& c, int gpus, double batch_tokens, int top);
+
+// Wall clock of `steps` steps of `step` seconds at a goodput: steps x step / goodput.
+Seconds wall_clock(double steps, Seconds step, double goodput);
+
+}  // namespace gpuplan

@@ -1,0 +1,131 @@
+#include "gpuplan/analysis/train.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+
+namespace gpuplan {
+
+double TrainQuestion::target_batch(int devices) const {
+  return std::max(batch_tokens, batch_tokens_per_device * devices);
+}
+
+Seconds wall_clock(double steps, Seconds step, double goodput) { return step * (steps / goodput); }
+
+SearchResult search_or_fail(const StepModel& sm, const LayoutConstraints& c, int gpus, double batch_tokens, int top) {
+  SearchResult r = search_layouts(sm, gpus, c, batch_tokens, top);
+  if (r.evaluated == 0)
+    fail(Exit::no_answer, fmt::format("no layout of {} devices suits {} under the given constraints (tp must divide the {} "
+                                      "heads, pp the layers, the product must equal the device count)",
+                                      gpus, sm.model.id, sm.model.heads));
+  if (r.top.empty())
+    fail(Exit::no_answer, fmt::format("{} does not fit on {} x {} in any of {} layouts; try more devices "
+                                      "('gpuplan memory --min-gpus')",
+                                      sm.model.id, gpus, sm.device.id, r.evaluated));
+  return r;
+}
+
+namespace {
+
+double step_tokens_of(const TrainQuestion& q, const Candidate& c) {
+  return static_cast<double>(c.layout.global_batch) * q.model.settings.train.seq_len;
+}
+
+// The fewest devices, in multiples of the unit, whose best layout meets the deadline: double
+// until it is met, then bisect (time falls as devices grow). Each count is searched once.
+std::pair<int, SearchResult> fewest_for_deadline(const TrainQuestion& q, int& counts) {
+  std::map<int, SearchResult> cache;
+  auto meets = [&](int k) {
+    auto it = cache.find(k);
+    if (it == cache.end()) {
+      it = cache.emplace(k, search_layouts(q.model, k * q.unit, q.layout, q.target_batch(k * q.unit), 1)).first;
+      ++counts;
+    }
+    const SearchResult& r = it->second;
+    if (r.top.empty()) return false;
+    const Candidate& c = r.top.front();
+    return wall_clock(q.tokens / step_tokens_of(q, c), seconds(c.time.total), q.goodput) <= q.deadline;
+  };
+  int hi = 1;
+  while (!meets(hi)) {
+    if (hi >= max_deadline_units / 2)
+      fail(Exit::no_answer, fmt::format("no count of {} up to {} trains {} on {:.3g} tokens within {}", q.model.device.id,
+                                        static_cast<long>(max_deadline_units) * q.unit / 2, q.model.model.id, q.tokens,
+                                        format_duration(q.deadline.value())));
+    hi *= 2;
+  }
+  int lo = hi / 2;  // lo fails (or is 0)
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    (meets(mid) ? hi : lo) = mid;
+  }
+  return {hi * q.unit, cache.at(hi)};
+}
+
+}  // namespace
+
+TrainAnswer plan_training(const TrainQuestion& q) {
+  if (q.gpus <= 0 && q.deadline.value() <= 0) fail(Exit::usage, "training needs a device count or a deadline");
+  TrainAnswer a;
+  a.tokens = q.tokens;
+  SearchResult r;
+  if (q.gpus > 0) {
+    a.gpus = q.gpus;
+    r = search_or_fail(q.model, q.layout, q.gpus, q.target_batch(q.gpus), 1);
+    a.counts_searched = 1;
+  } else {
+    std::tie(a.gpus, r) = fewest_for_deadline(q, a.counts_searched);
+  }
+  a.best = r.top.front();
+  a.evaluated = r.evaluated;
+  a.fitting = r.fitting;
+  a.step_tokens = step_tokens_of(q, a.best);
+  a.steps = q.tokens / a.step_tokens;
+  if (a.steps < min_training_steps)
+    fail(Exit::no_answer, fmt::format("{} devices are more than {} can use on {} tokens: one sequence per data-parallel "
+                                      "rank makes a step of {} tokens, so the run has {:.3g} steps (fewer than {}); use "
+                                      "fewer devices",
+                                      a.gpus, q.model.model.id, format_si(q.tokens, ""), format_si(a.step_tokens, ""),
+                                      a.steps, min_training_steps));
+
+  const StepTime& st = a.best.time;
+  const double peak = q.model.device.peak_for(q.model.settings.compute_dtype).value() * a.gpus;
+  a.mfu = st.model_flops / st.total / peak;
+  a.hfu = st.hardware_flops / st.total / peak;
+  a.comm_fraction = (st.tp_comm + st.pp_comm + st.dp_comm + st.cp_comm + st.ep_comm) / st.total;
+
+  // Storage: the dataset, the read rate, checkpoints and what writing them costs in goodput.
+  StorageInput si = q.storage;
+  si.tokens = q.tokens;
+  si.tokens_per_s = a.best.tokens_per_s;
+  a.storage = storage_needs(si);
+  a.goodput = q.goodput * (1 - a.storage.checkpoint_overhead);
+  a.wall = wall_clock(a.steps, seconds(st.total), a.goodput);
+  a.gpu_hours = a.wall.value() * a.gpus / 3600;
+
+  // Beyond a few times the usual batch, more devices buy little: large runs use 4-16M tokens per
+  // step (Llama 3 405B ramped to 16M).
+  const double target = q.target_batch(a.gpus);
+  if (a.step_tokens > 4 * target && !q.layout.global_batch)
+    a.warnings.push_back(fmt::format("the global batch is {} tokens per step, {:.0f}x the target {}; so many devices may not "
+                                     "train well (Llama 3 405B used at most 16M)",
+                                     format_si(a.step_tokens, ""), a.step_tokens / target, format_si(target, "")));
+  if (q.deadline.value() > 0 && a.wall > q.deadline)
+    a.warnings.push_back(fmt::format("checkpoint writes stretch the run to {} past the {} deadline",
+                                     format_duration(a.wall.value()), format_duration(q.deadline.value())));
+  if (a.storage.idle_fraction > 0 && si.system)
+    a.warnings.push_back(fmt::format("storage is the bottleneck: {} units of {} read {} of the {} needed; devices idle {:.0f}% of "
+                                     "the time",
+                                     a.storage.units, si.system->id,
+                                     format_si(static_cast<double>(a.storage.units) * si.system->read.value(), "B/s"),
+                                     format_si(a.storage.read.value(), "B/s"), 100 * a.storage.idle_fraction));
+  if (a.comm_fraction > comm_warning_share)
+    a.warnings.push_back(fmt::format("exposed communication is {:.0f}% of the step: the fabric, not the devices, sets the pace",
+                                     100 * a.comm_fraction));
+  return a;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,100 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "gpuplan/analysis/train.hpp"
+#include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/scenario.hpp"
+
+using namespace gpuplan;
+
+namespace {
+TrainQuestion question(const char* model, const char* gpu) {
+  static const Catalog c = Catalog::builtin();
+  Scenario s;
+  apply_setting(s, "model", model);
+  apply_setting(s, "gpu", gpu);
+  const Job j = resolve(s, c);
+  TrainQuestion q;
+  q.model = StepModel{j.model, j.params, j.device, j.step};
+  q.tokens = 1e12;
+  q.unit = 8;
+  return q;
+}
+}  // namespace
+
+TEST_CASE("time to train on a fixed count is steps x step time over goodput", "[train]") {
+  TrainQuestion q = question("llama-3.1-8b", "h100-sxm");
+  q.gpus = 64;
+  const TrainAnswer a = plan_training(q);
+  const double seq = q.model.settings.train.seq_len;
+  const double steps = 1e12 / (a.best.layout.global_batch * seq);
+  CHECK(a.gpus == 64);
+  CHECK(a.steps == Approx(steps));
+  CHECK(a.wall.value() == Approx(steps * a.best.time.total / 0.9));
+  CHECK(a.gpu_hours == Approx(a.wall.value() * 64 / 3600));
+  CHECK(a.goodput == 0.9);  // no checkpoint interval: nothing taken out
+  const double peak = q.model.device.peak_for(q.model.settings.compute_dtype).value() * 64;
+  CHECK(a.mfu == Approx(a.best.time.model_flops / a.best.time.total / peak));
+  CHECK(a.mfu > 0.2);
+  CHECK(a.mfu < 0.8);
+  CHECK(a.counts_searched == 1);
+}
+
+TEST_CASE("a deadline gives the fewest devices in whole units that meet it", "[train]") {
+  TrainQuestion q = question("llama-3.1-8b", "h100-sxm");
+  q.deadline = seconds(14 * 86400.0);
+  const TrainAnswer a = plan_training(q);
+  REQUIRE(a.gpus % q.unit == 0);
+  CHECK(a.wall <= q.deadline);
+  // One unit fewer misses it: the answer is the smallest.
+  TrainQuestion fewer = q;
+  fewer.deadline = seconds(0);
+  fewer.gpus = a.gpus - q.unit;
+  CHECK(plan_training(fewer).wall > q.deadline);
+  // Doubling then bisection over k units: at most 2 log2(k) + 1 counts searched, each once.
+  const double k = a.gpus / q.unit;
+  CHECK(a.counts_searched <= 2 * std::ceil(std::log2(k)) + 1);
+}
+
+TEST_CASE("a deadline no count can meet is no answer", "[train]") {
+  TrainQuestion q = question("llama-3.1-405b", "rtx-4090");
+  q.deadline = seconds(86.4);
+  CHECK_THROWS_MATCHES(plan_training(q), Error, Catch::Matchers::Predicate<Error>([](const Error& e) {
+                         return e.code() == Exit::no_answer && std::string(e.what()).find("no count of") == 0;
+                       }));
+}
+
+TEST_CASE("fewer than 100 steps is more devices than the run can use", "[train]") {
+  TrainQuestion q = question("llama-3.1-8b", "h100-sxm");
+  q.gpus = 64;
+  const TrainAnswer ok = plan_training(q);
+  // 50 steps of the chosen batch.
+  q.tokens = 50 * ok.step_tokens;
+  CHECK_THROWS_AS(plan_training(q), Error);
+}
+
+TEST_CASE("checkpoint writes come out of goodput", "[train]") {
+  TrainQuestion q = question("llama-3.1-8b", "h100-sxm");
+  q.gpus = 64;
+  StorageSystem sys;
+  sys.id = "test";
+  sys.read = bytes_per_s(10e9);
+  sys.write = bytes_per_s(1e9);
+  q.storage.system = &sys;
+  q.storage.units = 2;
+  q.storage.checkpoint = bytes(112e9);   // 8B x (2 weight + 12 optimizer) bytes
+  q.storage.checkpoint_every = seconds(3600);
+  const TrainAnswer a = plan_training(q);
+  // 112 GB over 2 units of 1 GB/s: 56 s per checkpoint, once an hour of training.
+  CHECK(a.storage.checkpoint_write.value() == Approx(56));
+  CHECK(a.goodput == Approx(0.9 * (1 - 56.0 / 3656)));
+  CHECK(a.wall.value() == Approx(a.steps * a.best.time.total / a.goodput));
+}
+
+TEST_CASE("a global batch the user chose draws no batch warning", "[train]") {
+  TrainQuestion q = question("llama-3.1-8b", "h100-sxm");
+  q.gpus = 64;
+  q.layout.global_batch = 64;  // the user's own batch: no batch warning
+  CHECK(plan_training(q).warnings.empty());
+}
