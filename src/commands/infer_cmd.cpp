@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "bill.hpp"
+#include "gpuplan/analysis/serving.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
@@ -19,65 +20,6 @@ constexpr long default_prompt = 1000, default_output = 300;
 constexpr double mlperf_ttft = 2.0, mlperf_tpot = 0.2;
 // Seconds a user reads and types between replies when --think-time is not given (an assumption).
 constexpr double default_think = 60;
-// Largest batch the search tries (vLLM's max_num_seqs is 256 by default; more is allowed).
-constexpr int max_batch_tried = 4096;
-
-// One replica serving requests of P prompt and O output tokens at a batch of B: decode steps
-// of all B sequences, interrupted by one prefill per arriving request. Its capacity is
-// lambda = B / (O t_d + B t_p); at a load that keeps the prefill busy a share rho of the time,
-// a token takes t_d / (1 - rho) and the first token t_p + t_d / (1 - rho).
-struct Operating {
-  int batch = 0;
-  double capacity_rps = 0;  // requests per second at full load
-  double prefill_s = 0, step_s = 0;
-  double ttft_s = 0, tpot_s = 0;  // at the load considered
-};
-
-Operating operate(const InferModel& im, int batch, double prompt, double output, double load_share) {
-  Operating o;
-  o.batch = batch;
-  // Under load a serving runtime prefills several prompts per step (chunked prefill); each
-  // request pays its share of that step. llama.cpp serves one prompt at a time.
-  const int together = im.settings.runtime == Runtime::vllm
-                           ? std::max(1, std::min(batch, static_cast<int>(serving_prefill_tokens / std::max(1.0, prompt))))
-                           : 1;
-  o.prefill_s = prefill_time(im, static_cast<long>(prompt), together).value() / together;
-  o.step_s = decode_step_time(im, batch, prompt + output / 2).value();
-  o.capacity_rps = batch / (output * o.step_s + batch * o.prefill_s);
-  const double rho = std::min(0.95, load_share * o.capacity_rps * o.prefill_s);
-  o.tpot_s = o.step_s / (1 - rho);
-  o.ttft_s = o.prefill_s * together + o.tpot_s;  // the whole prefill step, then the first decode
-  return o;
-}
-
-bool meets(const Operating& o, double ttft, double tpot) {
-  return (ttft <= 0 || o.ttft_s <= ttft) && (tpot <= 0 || o.tpot_s <= tpot);
-}
-
-// The batch with the most capacity whose latencies at full load meet the targets.
-std::optional<Operating> best_batch(const InferModel& im, int max_batch, double prompt, double output, double ttft, double tpot) {
-  std::optional<Operating> best;
-  for (int b = 1; b <= std::min(max_batch, max_batch_tried); ++b) {
-    Operating o = operate(im, b, prompt, output, 1.0);
-    if (meets(o, ttft, tpot) && (!best || o.capacity_rps > best->capacity_rps)) best = o;
-  }
-  return best;
-}
-
-// Smallest tensor-parallel degree inside a node whose weights and one full sequence fit.
-int choose_tp(const Job& j, const InferSettings& base, int gpus) {
-  const int limit = std::min(gpus, std::max(1, j.device.devices_per_node));
-  int tp = 1;
-  for (int t = 1; t <= limit; t *= 2) {
-    if (j.model.heads % t) break;
-    tp = t;
-    InferSettings s = base;
-    s.tp = t;
-    s.batch = 1;
-    if (inference_memory(j.model, j.params, j.device, s).fits()) return t;
-  }
-  return tp;
-}
 
 }  // namespace
 
@@ -141,7 +83,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
     return x;
   };
   if (!s.layout.tp) {
-    is.tp = choose_tp(j, is, gpus_given > 0 ? gpus_given : (serving ? j.device.devices_per_node : 1));
+    is.tp = choose_tp(j.model, j.params, j.device, is, gpus_given > 0 ? gpus_given : (serving ? j.device.devices_per_node : 1));
     // Serving a load: a wider tensor-parallel group may need fewer devices in all (more KV room,
     // faster steps); take the degree that needs the fewest, the smaller on a tie.
     if (serving) {
@@ -158,7 +100,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
         if (!tim.memory.fits() || limit < 1) continue;
         auto cand = best_batch(tim, limit, prompt, output, ttft, tpot);
         if (!cand) continue;
-        const int need = static_cast<int>(std::ceil(rate_guess / cand->capacity_rps - 1e-9)) * t;
+        const int need = replicas_for(rate_guess, cand->capacity_rps, t) * t;
         if (best_gpus == 0 || need < best_gpus) best_gpus = need, is.tp = t;
       }
     }
@@ -207,7 +149,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
           assumptions.push_back(Assumption{"think time", default_think, {}, "s", "default assumption: a user reads and types for a minute"});
         rate = static_cast<double>(s.users) / (think + op->ttft_s + output * op->tpot_s);
       }
-      replicas = static_cast<int>(std::ceil(rate / op->capacity_rps - 1e-9));
+      replicas = replicas_for(rate, op->capacity_rps, is.tp);
       if (gpus_given > 0 && replicas * is.tp > gpus_given)
         warnings.push_back(fmt::format("--gpus {} carries {:.1f} requests/s; {} are needed for {:.1f}", gpus_given,
                                        (gpus_given / is.tp) * op->capacity_rps, replicas * is.tp, rate));

@@ -46,5 +46,7 @@ bad 2 "--runtime 'tgi' is not known" infer --model llama-3.1-8b --runtime tgi
 bad 2 "give --rate or --users, not both" infer --model llama-3.1-8b --rate 1 --users 5 --ttft 1s
 bad 1 "no batch meets the targets" infer --model llama-3.1-70b --gpu l4 --gpus 8 --tp 8 --rate 1 --tpot 1ms
 bad 1 "does not fit on" infer --model llama-3.1-405b --gpu rtx-4090 --gpus 1 --rate 1 --ttft 1s
+# A load no count of devices carries: no overflow, no negative count (it printed -2147483648 devices).
+bad 1 "needs more than 10000000 devices" infer --model llama-3.1-70b --gpu cpu-desktop --quant q2_k --rate 1e7 --ttft 1h --tpot 1h
 
 finish
