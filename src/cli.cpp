@@ -28,8 +28,7 @@ struct Globals {
 void print(const Document& doc, const Globals& g) {
   std::string out = render(doc, parse_format(g.format));
   for (const auto& w : doc.warnings) std::cerr << "gpuplan: warning: " << shown(w, 2000) << "\n";
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  write_stdout(out);
 }
 
 Catalog load_catalog(const Globals& g) {
@@ -217,7 +216,7 @@ int cli_main(int argc, char** argv) {
       }
       if (!probe_out.empty()) check_output(probe_out, probe_force);  // before measuring for a minute
       const std::string toml = run_probe(cat, probe_opts);
-      if (probe_out.empty()) std::fwrite(toml.data(), 1, toml.size(), stdout);
+      if (probe_out.empty()) write_stdout(toml);
       else write_file_atomic(probe_out, toml, probe_force);
       return 0;
     };
@@ -253,7 +252,7 @@ int cli_main(int argc, char** argv) {
           out = render_plan(run, g.format);
         }
       }
-      if (plan_out.empty()) std::fwrite(out.data(), 1, out.size(), stdout);
+      if (plan_out.empty()) write_stdout(out);
       else write_file_atomic(plan_out, out, plan_force);
       return rc;
     };
@@ -291,13 +290,13 @@ int cli_main(int argc, char** argv) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
-      std::cout << app.help();
+      write_stdout(app.help());
       return 0;
     } catch (const CLI::CallForAllHelp&) {
-      std::cout << app.help("", CLI::AppFormatMode::All);
+      write_stdout(app.help("", CLI::AppFormatMode::All));
       return 0;
     } catch (const CLI::CallForVersion&) {
-      std::cout << version_string() << "\n";
+      write_stdout(std::string(version_string()) + "\n");
       return 0;
     } catch (const CLI::ParseError& e) {
       // CLI11's own codes are 100+; every parse problem is a usage error (2).

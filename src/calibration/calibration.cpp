@@ -10,8 +10,12 @@
 #include <toml++/toml.h>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/output.hpp"
 
 namespace gpuplan {
+
+// A calibration file is a few kilobytes; anything past this is not one.
+constexpr std::size_t max_calibration_bytes = 1 << 20;
 
 Stats summarize(std::vector<double> samples) {
   Stats s;
@@ -220,11 +224,7 @@ Calibration parse_calibration(std::string_view text, const std::string& path) {
 }
 
 Calibration load_calibration(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(Exit::no_input, fmt::format("cannot read calibration file '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_calibration(ss.str(), path);
+  return parse_calibration(read_file_capped(path, "calibration file", max_calibration_bytes), path);
 }
 
 void finish_calibration(Calibration& c, const Device& d) {

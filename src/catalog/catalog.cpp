@@ -10,6 +10,7 @@
 
 #include "gpuplan/catalog/builtin.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/output.hpp"
 
 namespace gpuplan {
 namespace fs = std::filesystem;
@@ -251,11 +252,8 @@ bool Catalog::merge_path(const std::string& path, std::vector<Diagnostic>& diags
     for (const auto& f : files) ok = merge_path(f, diags) && ok;
     return ok;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(Exit::no_input, fmt::format("cannot read catalog '{}': {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return merge_text(ss.str(), path, diags);
+  // The built-in catalogs together are about 100 KB; 4 MiB leaves room for any real one.
+  return merge_text(read_file_capped(path, "catalog", 4 << 20), path, diags);
 }
 
 Catalog Catalog::builtin() {

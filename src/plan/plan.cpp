@@ -11,6 +11,7 @@
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
+#include "gpuplan/output.hpp"
 #include "gpuplan/quantity.hpp"
 #include "gpuplan/scenario.hpp"
 
@@ -320,17 +321,7 @@ Plan parse_plan(std::string_view text, const std::string& path) {
 }
 
 std::string read_plan_text(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) fail(Exit::no_input, fmt::format("cannot read plan '{}': it is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(Exit::no_input, fmt::format("cannot read plan '{}': no such file or not readable", path));
-  const auto size = fs::file_size(path, ec);
-  if (!ec && size > max_plan_bytes)
-    fail(Exit::data, fmt::format("{}: error: the plan is {}; plan files are at most 1 MiB", path, format_iec(static_cast<double>(size))));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = read_file_capped(path, "plan", max_plan_bytes);
   if (text.find('\0') != std::string::npos) fail(Exit::data, fmt::format("{}: error: this is not a text file (it contains NUL bytes)", path));
   return text;
 }

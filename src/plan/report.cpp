@@ -215,8 +215,8 @@ const Value* plan_get(const Value& report, const std::string& path) {
         if (item.type() == Value::Type::object && item.find("name") && item.find("name")->type() == Value::Type::string &&
             item.find("name")->as_string() == part)
           next = &item;
-      if (!next && !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit)) {
-        const std::size_t i = std::stoul(part);
+      if (!next && !part.empty() && part.size() <= 9 && std::all_of(part.begin(), part.end(), ::isdigit)) {
+        const std::size_t i = std::stoul(part);  // at most 9 digits: never out of range
         if (i < cur->items().size()) next = &cur->items()[i];
       }
       cur = next;
