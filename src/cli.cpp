@@ -279,6 +279,17 @@ int cli_main(int argc, char** argv) {
     };
   });
 
+  std::string shell;
+  auto* completions = app.add_subcommand("completions", "Print a shell completion script (bash)");
+  completions->add_option("shell", shell, "bash")->required();
+  completions->callback([&] {
+    action = [&] {
+      if (shell != "bash") fail(Exit::usage, fmt::format("completions for '{}' are not available; expected bash", shown(shell)));
+      write_stdout(bash_completion());
+      return 0;
+    };
+  });
+
   // Every subcommand keeps what it does not know, so that the error can name the closest flag.
   for (CLI::App* sub : app.get_subcommands({})) {
     sub->allow_extras();
