@@ -314,8 +314,6 @@ std::string accepted(const Setting& s) {
   return fmt::format("from {} to {}{}", show(s, s.min), show(s, s.max), unit);
 }
 
-std::span<const Conflict> setting_conflicts() { return conflicts; }
-
 std::string conflict_among(const std::vector<std::string>& names) {
   const auto given = [&](std::string_view n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   for (const auto& c : conflicts)
@@ -340,7 +338,8 @@ void apply_setting(Scenario& sc, const std::string& name, const std::string& val
       if (!truthy(value, v.on)) fail(Exit::usage, fmt::format("--{} '{}' must be true or false", name, given));
       break;
     case SettingType::text:
-      if (value.empty() || value.size() > 4096 || given.find("\\x") != std::string::npos)
+      // shown() changes exactly the texts with control characters or bytes that are not UTF-8.
+      if (value.empty() || value.size() > 4096 || shown(value, value.size() + 1) != value)
         fail(Exit::usage, fmt::format("--{} '{}' must be an id or path of 1 to 4096 bytes of UTF-8 text without control characters",
                                       name, given));
       v.text = value;

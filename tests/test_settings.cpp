@@ -72,10 +72,13 @@ TEST_CASE("values outside the table are refused with the range in words", "[sett
   CHECK_THROWS_WITH(apply_setting(s, "sequence-parallel", "maybe"), Contains("must be true or false"));
   CHECK_THROWS_WITH(apply_setting(s, "micro-bach", "2"), Contains("did you mean micro-batch?"));
   CHECK_THROWS_WITH(apply_setting(s, "site", "a\nb"), !Contains("\n"));
+  CHECK_THROWS_AS(apply_setting(s, "site", "bad\xff"), Error);
   CHECK(s.given.empty());  // nothing refused counts as given
   apply_setting(s, "sequence-parallel", "false");
   CHECK(s.layout.sequence_parallel == false);
   CHECK(s.has("sequence-parallel"));
+  apply_setting(s, "calibration", "C:\\xfiles");  // a literal backslash-x is text, not an escape
+  CHECK(s.calibration == "C:\\xfiles");
 }
 
 TEST_CASE("conflicting settings are named together", "[settings]") {

@@ -70,7 +70,6 @@ std::string accepted(const Setting& s);
 struct Conflict {
   std::string_view a, b;
 };
-std::span<const Conflict> setting_conflicts();
 // The conflict among the names given, as "give --weeks or --days, not both"; empty when none.
 std::string conflict_among(const std::vector<std::string>& names);
 
