@@ -34,7 +34,6 @@ bool Scenario::has(const std::string& name) const { return std::find(given.begin
 
 Job resolve(const Scenario& s, const Catalog& catalog) {
   Job j;
-  if (!s.model.empty() && s.params > 0) fail(Exit::usage, "give --model or --params, not both");
   if (!s.model.empty()) {
     j.model = model_from_record(catalog.get("models", s.model));
   } else if (s.params > 0) {

@@ -51,7 +51,6 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   const double prompt = static_cast<double>(s.prompt_tokens > 0 ? s.prompt_tokens : default_prompt);
   const double output = static_cast<double>(s.output_tokens > 0 ? s.output_tokens : default_output);
   const bool serving = s.rate > 0 || s.users > 0;
-  if (s.rate > 0 && s.users > 0) fail(Exit::usage, "give --rate or --users, not both");
   if (s.rate > 0 && s.ttft_s <= 0 && s.tpot_s <= 0)
     fail(Exit::usage, "--rate needs a latency target: --ttft and/or --tpot (MLPerf's server scenario uses --ttft 2s --tpot 200ms)");
   double ttft = s.ttft_s, tpot = s.tpot_s;
