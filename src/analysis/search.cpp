@@ -90,6 +90,10 @@ long enumerate(const ModelArch& m, int seq_len, int gpus, const LayoutConstraint
 
 }  // namespace
 
+double flops_utilisation(double flops, const StepTime& t, const StepModel& sm, int gpus) {
+  return flops / t.total / (sm.device.peak_for(sm.settings.compute_dtype).value() * gpus);
+}
+
 Layout layout_from(const LayoutConstraints& c, int gpus_hint) {
   Layout l;
   l.tp = c.tp.value_or(1);

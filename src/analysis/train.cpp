@@ -92,9 +92,8 @@ TrainAnswer plan_training(const TrainQuestion& q) {
                                       a.steps, min_training_steps));
 
   const StepTime& st = a.best.time;
-  const double peak = q.model.device.peak_for(q.model.settings.compute_dtype).value() * a.gpus;
-  a.mfu = st.model_flops / st.total / peak;
-  a.hfu = st.hardware_flops / st.total / peak;
+  a.mfu = flops_utilisation(st.model_flops, st, q.model, a.gpus);
+  a.hfu = flops_utilisation(st.hardware_flops, st, q.model, a.gpus);
   a.comm_fraction = (st.tp_comm + st.pp_comm + st.dp_comm + st.cp_comm + st.ep_comm) / st.total;
 
   // Storage: the dataset, the read rate, checkpoints and what writing them costs in goodput.

@@ -26,17 +26,15 @@ Value breakdown_json(const StepTime& t) {
   return v;
 }
 
-double peak_total(const Job& j, int gpus) { return j.device.peak_for(j.step.compute_dtype).value() * gpus; }
-
-Value candidate_json(const Candidate& c, const Job& j, int gpus) {
+Value candidate_json(const Candidate& c, const StepModel& sm, int gpus) {
   Value v = Value::object();
   v.set("gpus", gpus);
   v.set("layout", layout_json(c.layout));
   v.set("step_time_s", c.time.total);
   v.set("step_breakdown_s", breakdown_json(c.time));
   v.set("tokens_per_s", c.tokens_per_s);
-  v.set("mfu", c.time.model_flops / c.time.total / peak_total(j, gpus));
-  v.set("hfu", c.time.hardware_flops / c.time.total / peak_total(j, gpus));
+  v.set("mfu", flops_utilisation(c.time.model_flops, c.time, sm, gpus));
+  v.set("hfu", flops_utilisation(c.time.hardware_flops, c.time, sm, gpus));
   v.set("memory_per_gpu_bytes", std::round(c.memory.total().value()));
   Value mb = Value::object();
   mb.set("weights", std::round(c.memory.weights.value()));
@@ -46,7 +44,7 @@ Value candidate_json(const Candidate& c, const Job& j, int gpus) {
   mb.set("buffers", std::round(c.memory.buffers.value()));
   mb.set("reserve", std::round(c.memory.reserve.value()));
   v.set("memory_breakdown_bytes", mb);
-  v.set("capacity_bytes", j.device.usable_memory().value());
+  v.set("capacity_bytes", sm.device.usable_memory().value());
   return v;
 }
 
@@ -98,7 +96,7 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
     v.set("layouts_per_s", r.seconds > 0 ? static_cast<double>(r.evaluated) / r.seconds : 0);
   }
   Value results = Value::array();
-  for (const auto& c : r.top) results.push(candidate_json(c, j, s.gpus));
+  for (const auto& c : r.top) results.push(candidate_json(c, sm, s.gpus));
   v.set("results", results);
   v.set("warnings", warnings_json(j.warnings));
   doc.data = v;
@@ -115,7 +113,7 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
                std::to_string(l.cp), std::to_string(l.ep), std::to_string(l.zero), to_string(l.recompute),
                std::to_string(l.micro_batch), std::to_string(l.global_batch), std::to_string(l.interleave),
                l.sequence_parallel ? "on" : "off", format_duration(c.time.total), format_si(c.tokens_per_s, ""),
-               format_sig(100 * c.time.model_flops / c.time.total / peak_total(j, s.gpus)) + "%",
+               format_sig(100 * flops_utilisation(c.time.model_flops, c.time, sm, s.gpus)) + "%",
                format_iec(c.memory.total().value())});
   }
   doc.tables.push_back(t);
@@ -167,7 +165,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, seconds(wall), comm_fraction, sr.capacity_needed.value()});
 
   Document doc;
-  Value v = candidate_json(best, j, gpus);
+  Value v = candidate_json(best, q.model, gpus);
   Value out = Value::object();
   out.set("model", j.model.id);
   out.set("gpu", j.device.id);

@@ -15,6 +15,10 @@ struct Candidate {
   double tokens_per_s = 0;
 };
 
+// FLOPs of one step over the step time and the peak of `gpus` devices at the compute type:
+// MFU with the model FLOPs, HFU with the hardware FLOPs.
+double flops_utilisation(double flops, const StepTime& t, const StepModel& sm, int gpus);
+
 struct SearchResult {
   long evaluated = 0;  // layouts considered
   long fitting = 0;    // layouts whose memory fits
