@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpuplan/analysis/inference.hpp"
+#include "catalog_fixture.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
 
@@ -10,10 +11,7 @@ using namespace gpuplan;
 using Approx = Catch::Detail::Approx;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::builtin();
-  return c;
-}
+const Catalog& cat() { return builtin_catalog(); }
 ModelArch model(const char* id) { return model_from_record(cat().get("models", id)); }
 }  // namespace
 

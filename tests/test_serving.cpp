@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpuplan/analysis/serving.hpp"
+#include "catalog_fixture.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
 
@@ -10,10 +11,7 @@ using namespace gpuplan;
 using Approx = Catch::Detail::Approx;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::builtin();
-  return c;
-}
+const Catalog& cat() { return builtin_catalog(); }
 InferModel served(const char* id, const char* gpu, int tp) {
   const ModelArch m = model_from_record(cat().get("models", id));
   const Device d = resolve_device(cat(), gpu);

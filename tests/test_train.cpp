@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "gpuplan/analysis/train.hpp"
+#include "catalog_fixture.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/scenario.hpp"
@@ -10,7 +11,7 @@ using namespace gpuplan;
 
 namespace {
 TrainQuestion question(const char* model, const char* gpu) {
-  static const Catalog c = Catalog::builtin();
+  const Catalog& c = builtin_catalog();
   Scenario s;
   apply_setting(s, "model", model);
   apply_setting(s, "gpu", gpu);
