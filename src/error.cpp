@@ -19,6 +19,12 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+std::string in_words(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+  return out;
+}
+
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates) {
   // Several candidates that start with the word ("h100" -> h100-sxm, h100-pcie, h100-nvl): name
   // them all (up to four) rather than guess one.
@@ -27,10 +33,7 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
     for (const auto& c : candidates)
       if (c.rfind(word, 0) == 0 && c != word) prefixed.push_back(c);
     if (prefixed.size() >= 2 && prefixed.size() <= 4) {
-      std::string all;
-      for (std::size_t i = 0; i < prefixed.size(); ++i)
-        all += (i == 0 ? "" : i + 1 == prefixed.size() ? " or " : ", ") + prefixed[i];
-      return all;
+      return in_words(prefixed);
     }
   }
   std::string best;

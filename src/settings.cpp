@@ -208,21 +208,14 @@ constexpr std::array conflicts{Conflict{"model", "params"}, Conflict{"weeks", "d
 
 constexpr std::array<std::string_view, 5> command_list{"memory", "train", "search", "infer", "power"};
 
-std::vector<std::string_view> split_choices(std::string_view c) {
-  std::vector<std::string_view> out;
+std::vector<std::string> split_choices(std::string_view c) {
+  std::vector<std::string> out;
   while (!c.empty()) {
     const auto bar = c.find('|');
-    out.push_back(c.substr(0, bar));
+    out.emplace_back(c.substr(0, bar));
     if (bar == std::string_view::npos) break;
     c.remove_prefix(bar + 1);
   }
-  return out;
-}
-
-std::string in_words(const std::vector<std::string_view>& items) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + std::string(items[i]);
   return out;
 }
 
@@ -281,9 +274,9 @@ unsigned command_bit(std::string_view name) {
 }
 
 std::string command_names(unsigned mask) {
-  std::vector<std::string_view> names;
+  std::vector<std::string> names;
   for (std::size_t i = 0; i < command_list.size(); ++i)
-    if (mask & (1u << i)) names.push_back(command_list[i]);
+    if (mask & (1u << i)) names.emplace_back(command_list[i]);
   return in_words(names);
 }
 

@@ -36,6 +36,9 @@ private:
 // \xNN, cut to `max` bytes with "..." so that one error stays one readable line.
 std::string shown(std::string_view text, std::size_t max = 80);
 
+// "a", "a or b", "a, b or c".
+std::string in_words(const std::vector<std::string>& items);
+
 // "did you mean" for ids and keys: the closest candidate within a small edit distance.
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
 std::size_t edit_distance(const std::string& a, const std::string& b);
