@@ -70,8 +70,6 @@ std::string render_plan(const PlanRun& run, const std::string& format);
 
 // gpuplan settings: the settings table (the commands in the mask only).
 Document run_settings(unsigned commands);
-// gpuplan completions bash: a bash completion script for the settings table.
-std::string bash_completion();
 
 // "gpuplan 0.1.0"
 const char* version_string();
