@@ -154,7 +154,6 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   const TrainAnswer ans = plan_training(q);
   const Candidate& best = ans.best;
   const int gpus = ans.gpus;
-  const double tokens = ans.tokens, goodput = ans.goodput, wall = ans.wall.value(), comm_fraction = ans.comm_fraction;
   const StorageResult& sr = ans.storage;
   const StorageInput& si = q.storage;
   const Facility& fac = j.facility;
@@ -162,7 +161,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   warnings.insert(warnings.end(), fac.warnings.begin(), fac.warnings.end());
   warnings.insert(warnings.end(), ans.warnings.begin(), ans.warnings.end());
   const ClusterPower cp = cluster_of(fac, s, gpus, sr.units);
-  const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, seconds(wall), comm_fraction, sr.capacity_needed.value()});
+  const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, ans.wall, ans.comm_fraction, sr.capacity_needed.value()});
 
   Document doc;
   Value v = candidate_json(best, q.model, gpus);
@@ -170,13 +169,13 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   out.set("model", j.model.id);
   out.set("gpu", j.device.id);
   for (const auto& [k, val] : v.members()) out.set(k, val);
-  out.set("tokens", tokens);
+  out.set("tokens", ans.tokens);
   out.set("tokens_default", s.tokens <= 0);
   out.set("seq_len", j.step.train.seq_len);
-  out.set("goodput", goodput);
-  out.set("wall_clock_s", wall);
-  out.set("wall_clock_days", wall / 86400);
-  out.set("gpu_hours", wall * gpus / 3600);
+  out.set("goodput", ans.goodput);
+  out.set("wall_clock_s", ans.wall.value());
+  out.set("wall_clock_days", ans.wall.value() / 86400);
+  out.set("gpu_hours", ans.gpu_hours);
   if (s.deadline_s > 0) out.set("deadline_s", s.deadline_s);
   out.set("evaluated", ans.evaluated);
   out.set("valid", ans.fitting);
@@ -187,7 +186,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   out.set("cost_usd", bill.cost);
   // The model-card convention (BLOOM, Llama 2 and 3): GPU-hours x board power, no host, no PUE.
   if (j.device.tdp.value() > 0) {
-    const Joules e = run_energy(j.device.tdp * static_cast<double>(gpus), seconds(wall));
+    const Joules e = run_energy(j.device.tdp * static_cast<double>(gpus), ans.wall);
     out.set("energy_gpu_tdp_mwh", to_kwh(e) / 1e3);
     out.set("co2_gpu_tdp_t", co2_tonnes(e, fac.site.gco2_per_kwh));
   } else {
@@ -223,13 +222,13 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   sum.headers = {"result", "value"};
   sum.right = {false, true};
   sum.add_row({"devices", std::to_string(gpus)});
-  sum.add_row({"tokens", format_si(tokens, "") + (s.tokens <= 0 ? " (20 per parameter, Chinchilla)" : "")});
+  sum.add_row({"tokens", format_si(ans.tokens, "") + (s.tokens <= 0 ? " (20 per parameter, Chinchilla)" : "")});
   sum.add_row({"throughput", format_si(best.tokens_per_s, "tokens/s")});
   sum.add_row({"MFU (6N + 12Lsd)", format_sig(100 * ans.mfu) + "%"});
   sum.add_row({"HFU", format_sig(100 * ans.hfu) + "%"});
   sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
-  sum.add_row({"wall clock", format_duration(wall) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", wall / 86400, 100 * goodput)});
-  sum.add_row({"GPU-hours", format_si(wall * gpus / 3600, "")});
+  sum.add_row({"wall clock", format_duration(ans.wall.value()) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", ans.wall.value() / 86400, 100 * ans.goodput)});
+  sum.add_row({"GPU-hours", format_si(ans.gpu_hours, "")});
   if (j.calibration) sum.add_row({"calibration", j.calibration_path});
   doc.tables.push_back(sum);
   Table bt = bill.table;
