@@ -50,11 +50,8 @@ void print_error(const std::string& message) {
   const bool located = std::all_of(lines.begin(), lines.end(), [](const std::string& l) {
     return l.find(": error: ") != std::string::npos || l.find(": warning: ") != std::string::npos;
   });
-  if (!located) lines = {message};
-  for (const auto& l : lines) {
-    if (l.find(": error: ") != std::string::npos && located) std::cerr << shown(l, 2000) << "\n";
-    else std::cerr << "gpuplan: error: " << shown(l, 2000) << "\n";
-  }
+  if (!located) lines = {"gpuplan: error: " + message};
+  for (const auto& l : lines) std::cerr << shown(l, 2000) << "\n";
 }
 
 // An unknown subcommand ("gpuplan trian") gets the closest name, before CLI11 reads further.
