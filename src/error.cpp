@@ -68,15 +68,56 @@ std::string shown(std::string_view text, std::size_t max) {
       continue;
     }
     // A UTF-8 sequence is copied whole when it is well formed; any other byte is escaped.
-    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    bool ok = len > 0 && i + len <= text.size();
-    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (!ok) {
+    const std::size_t len = utf8_sequence(text, i);
+    if (len == 0) {
       hex(c), ++i;
       continue;
     }
     out.append(text.substr(i, len));
     i += len;
+  }
+  return out;
+}
+
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char c = at(0);
+  if (c < 0x80) return 1;
+  // Lead byte: its length and the range of its first continuation byte (Unicode 15, table 3-7).
+  std::size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) len = 2;
+  else if (c == 0xe0) len = 3, lo = 0xa0;
+  else if (c == 0xed) len = 3, hi = 0x9f;
+  else if (c >= 0xe1 && c <= 0xef) len = 3;
+  else if (c == 0xf0) len = 4, lo = 0x90;
+  else if (c == 0xf4) len = 4, hi = 0x8f;
+  else if (c >= 0xf1 && c <= 0xf3) len = 4;
+  if (len == 0 || i + len > text.size()) return 0;
+  if (at(1) < lo || at(1) > hi) return 0;
+  for (std::size_t k = 2; k < len; ++k)
+    if (at(k) < 0x80 || at(k) > 0xbf) return 0;
+  return len;
+}
+
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = utf8_sequence(text, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = utf8_sequence(text, i);
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (len == 0) out += "\xef\xbf\xbd", ++i;
+    else if (c < 0x20 || c == 0x7f) out += ' ', ++i;
+    else out.append(text.substr(i, len)), i += len;
   }
   return out;
 }

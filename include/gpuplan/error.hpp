@@ -36,6 +36,14 @@ private:
 // \xNN, cut to `max` bytes with "..." so that one error stays one readable line.
 std::string shown(std::string_view text, std::size_t max = 80);
 
+// The length of the well-formed UTF-8 sequence at text[i] (1 to 4, RFC 3629 with no overlong
+// forms, surrogates or code points above U+10FFFF), or 0 when the byte there starts none.
+std::size_t utf8_sequence(std::string_view text, std::size_t i);
+bool valid_utf8(std::string_view text);
+// Text for a terminal or a document line: ill-formed bytes become U+FFFD and control
+// characters (newlines, ESC) become spaces, so that a cell stays one cell and one line.
+std::string printable(std::string_view text);
+
 // "a", "a or b", "a, b or c".
 std::string in_words(const std::vector<std::string>& items);
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
+#include "../toml_parse.hpp"
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/output.hpp"
@@ -155,9 +155,9 @@ std::string optional_text(const toml::table& t, std::string_view key) {
 Calibration parse_calibration(std::string_view text, const std::string& path) {
   toml::table root;
   try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    fail(Exit::data, fmt::format("{}:{}:{}: error: {}", path, e.source().begin.line, e.source().begin.column, e.description()));
+    root = parse_toml(text, path);
+  } catch (const TomlSyntax& e) {
+    fail(Exit::data, fmt::format("{}: error: {}", e.where, e.message));
   }
   Calibration c;
   c.schema = required<int>(root, "schema", path, "an integer");

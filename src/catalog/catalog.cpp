@@ -1,16 +1,17 @@
 #include "gpuplan/catalog/catalog.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "gpuplan/catalog/builtin.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/output.hpp"
+#include "../toml_parse.hpp"
 
 namespace gpuplan {
 namespace fs = std::filesystem;
@@ -35,9 +36,7 @@ bool Record::flag(std::string_view name, bool fallback) const {
 
 namespace {
 
-std::string where(const toml::source_region& src, const std::string& path) {
-  return fmt::format("{}:{}:{}", path, src.begin.line, src.begin.column);
-}
+std::string where(const toml::source_region& src, const std::string& path) { return toml_where(src, path); }
 
 bool valid_id(std::string_view id) {
   if (id.empty() || id.size() > 64) return false;
@@ -110,8 +109,10 @@ std::string convert(const FieldSpec& spec, const toml::node& node, FieldValue& o
       } else {
         return fmt::format("'{}' must be a number or a quantity string, not {}", spec.name, type_name(node));
       }
-      if (!(v == v) || v < 0) return fmt::format("'{}' must not be negative", spec.name);
-      if (spec.type == FieldType::integer && v != static_cast<double>(static_cast<long long>(v)))
+      // Checked as doubles: casting 1e308 or inf (valid TOML) to an integer is undefined.
+      if (!std::isfinite(v)) return fmt::format("'{}' must be a finite number", spec.name);
+      if (v < 0) return fmt::format("'{}' must not be negative", spec.name);
+      if (spec.type == FieldType::integer && v != std::floor(v))
         return fmt::format("'{}' must be a whole number, not {}", spec.name, v);
       if (spec.max > spec.min && (v < spec.min || v > spec.max))
         return fmt::format("'{}' = {} is outside the sane range {} to {} (SI units: {})", spec.name, v, spec.min,
@@ -130,9 +131,9 @@ bool Catalog::merge_text(std::string_view text, const std::string& path, std::ve
   std::size_t before = diags.size();
   toml::table doc;
   try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    diags.push_back({where(e.source(), path), std::string(e.description())});
+    doc = parse_toml(text, path);
+  } catch (const TomlSyntax& e) {
+    diags.push_back({e.where, e.message});
     return false;
   }
   std::vector<std::string> kind_names;

@@ -146,15 +146,17 @@ std::string render_plan(const PlanRun& run, const std::string& format) {
   std::string who;
   for (const char* k : {"author", "date", "file"})
     if (!field(k).empty()) who += (who.empty() ? "" : " · ") + field(k);
+  // Titles and descriptions are the plan author's text: escaped for the format, one line each.
+  const std::string title = field("title").empty() ? field("file") : field("title");
   std::string head;
   if (f == Format::markdown) {
-    head = "# " + (field("title").empty() ? field("file") : field("title")) + "\n\n";
-    if (!field("description").empty()) head += field("description") + "\n\n";
-    head += "_" + who + " · " + version_string() + "_\n\n";
+    head = "# " + markdown_text(title) + "\n\n";
+    if (!field("description").empty()) head += markdown_text(field("description")) + "\n\n";
+    head += "_" + markdown_text(who + " · " + version_string()) + "_\n\n";
   } else if (f == Format::table) {
-    head = (field("title").empty() ? field("file") : field("title")) + "\n";
-    if (!field("description").empty()) head += field("description") + "\n";
-    head += who + "\n\n";
+    head = printable(title) + "\n";
+    if (!field("description").empty()) head += printable(field("description")) + "\n";
+    head += printable(who) + "\n\n";
   }
   return head + render(plan_document(run.report), f);
 }

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <toml++/toml.h>
+#include "../toml_parse.hpp"
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
@@ -18,9 +18,7 @@
 namespace gpuplan {
 namespace {
 
-std::string where(const toml::source_region& r, const std::string& path) {
-  return fmt::format("{}:{}:{}", path, r.begin.line, r.begin.column);
-}
+std::string where(const toml::source_region& r, const std::string& path) { return toml_where(r, path); }
 [[noreturn]] void bad(const toml::node& n, const std::string& path, const std::string& what) {
   fail(Exit::data, fmt::format("{}: error: {}", where(n.source(), path), what));
 }
@@ -189,9 +187,9 @@ std::string sensitivity_setting(const std::string& input) {
 Plan parse_plan(std::string_view text, const std::string& path) {
   toml::table doc;
   try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    fail(Exit::data, fmt::format("{}: error: {}", where(e.source(), path), e.description()));
+    doc = parse_toml(text, path);
+  } catch (const TomlSyntax& e) {
+    fail(Exit::data, fmt::format("{}: error: {}", e.where, e.message));
   }
   check_keys(doc, {"plan", "defaults", "constraints", "scenario", "catalog", "sensitivity"}, path, "the plan file");
   Plan p;

@@ -1,6 +1,7 @@
 #include "gpuplan/report/table.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 
 #include "gpuplan/error.hpp"
@@ -37,7 +38,7 @@ std::string render_text(const Table& t) {
     std::string out;
     for (std::size_t c = 0; c < w.size(); ++c) {
       bool right = c < t.right.size() && t.right[c];
-      std::string cell = c < cells.size() ? cells[c] : "";
+      std::string cell = c < cells.size() ? printable(cells[c]) : "";
       out += pad(cell, w[c], right);
       if (c + 1 < w.size()) out += "  ";
     }
@@ -45,7 +46,7 @@ std::string render_text(const Table& t) {
     return out + "\n";
   };
   std::string out;
-  if (!t.title.empty()) out += t.title + "\n";
+  if (!t.title.empty()) out += printable(t.title) + "\n";
   out += line(t.headers);
   std::vector<std::string> rule;
   for (auto x : w) rule.push_back(std::string(x, '-'));
@@ -55,32 +56,55 @@ std::string render_text(const Table& t) {
 }
 
 std::string render_markdown(const Table& t) {
-  auto cell = [](std::string s) {
-    std::string out;
-    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-    return out;
-  };
   std::string out;
-  if (!t.title.empty()) out += "### " + t.title + "\n\n";
+  if (!t.title.empty()) out += "### " + markdown_text(t.title) + "\n\n";
   out += "|";
-  for (const auto& h : t.headers) out += " " + cell(h) + " |";
+  for (const auto& h : t.headers) out += " " + markdown_text(h) + " |";
   out += "\n|";
   for (std::size_t c = 0; c < t.headers.size(); ++c)
     out += (c < t.right.size() && t.right[c]) ? "---:|" : "---|";
   out += "\n";
   for (const auto& row : t.rows) {
     out += "|";
-    for (std::size_t c = 0; c < t.headers.size(); ++c) out += " " + cell(c < row.size() ? row[c] : "") + " |";
+    for (std::size_t c = 0; c < t.headers.size(); ++c) out += " " + (c < row.size() ? markdown_text(row[c]) : std::string()) + " |";
     out += "\n";
   }
   return out;
 }
 
+// RFC 4180: a field with a comma, a quote or a line break (CR or LF) is quoted. Ill-formed
+// UTF-8 becomes U+FFFD, as in JSON.
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string text;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_sequence(s, i);
+    if (len == 0) text += "\xef\xbf\xbd", ++i;
+    else text.append(s, i, len), i += len;
+  }
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+// Markdown inline text: one line (control characters become spaces), with what would start
+// HTML (<), code, emphasis, a link or a new cell backslash-escaped (CommonMark 0.31, GFM tables),
+// and nothing else, so that "[estimate]" and "port_usd" read as they are.
+std::string markdown_text(std::string_view s) {
+  const std::string t = printable(s);
+  const auto word = [&](std::size_t i) {
+    return i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || static_cast<unsigned char>(t[i]) >= 0x80);
+  };
+  std::string out;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    const bool escape = std::string_view("\\`*|<").find(c) != std::string_view::npos ||
+                        (c == '_' && !(i > 0 && word(i - 1) && word(i + 1))) ||  // intraword _ is literal
+                        (c == ']' && i + 1 < t.size() && (t[i + 1] == '(' || t[i + 1] == '[' || t[i + 1] == ':'));
+    if (escape) out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 std::string render_csv(const Table& t) {

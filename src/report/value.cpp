@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
 
 namespace gpuplan {
@@ -31,9 +32,18 @@ const Value* Value::find(const std::string& key) const {
 
 namespace {
 
+// JSON is UTF-8 (RFC 8259 8.1): a byte that starts no well-formed sequence is written as
+// U+FFFD, so that a catalog or plan value with stray bytes still gives a document every
+// parser reads.
 void escape(std::string& out, const std::string& s) {
   out += '"';
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    const std::size_t len = utf8_sequence(s, i);
+    if (len == 0) {
+      out += "\\ufffd", ++i;
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -42,8 +52,9 @@ void escape(std::string& out, const std::string& s) {
       case '\r': out += "\\r"; break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        else out += c;
+        else out.append(s, i, len);
     }
+    i += len;
   }
   out += '"';
 }

@@ -3,6 +3,7 @@
 // renderer that turns a command's result into table, JSON, CSV or Markdown.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuplan/report/value.hpp"
@@ -34,6 +35,7 @@ std::string render_text(const Table& t);
 std::string render_markdown(const Table& t);
 std::string render_csv(const Table& t);
 std::string csv_field(const std::string& s);
+std::string markdown_text(std::string_view s);
 // JSON output carries "schema_version" first; it changes when a key is renamed or its unit
 // changes (man page, HISTORY).
 constexpr int json_schema_version = 1;

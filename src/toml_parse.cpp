@@ -1,0 +1,102 @@
+#include "toml_parse.hpp"
+
+#include <fmt/format.h>
+#include <optional>
+
+namespace gpuplan {
+
+std::string toml_where(const toml::source_region& r, const std::string& path) {
+  return fmt::format("{}:{}:{}", path, r.begin.line, r.begin.column);
+}
+
+namespace {
+
+bool bare_key_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+struct Problem {
+  std::size_t line, column;
+  std::string message;
+};
+
+// A scan of the text outside strings and comments (TOML 1.0: strings are "...", '...',
+// """...""" and '''...''', comments run from # to the end of the line). It tracks whether a
+// value is open (after `=`, until the end of its line outside brackets) so that a `[` that
+// starts a line is known to be a table header rather than an array inside a value.
+std::optional<Problem> precheck(std::string_view t) {
+  std::size_t line = 1, line_start = 0;
+  bool in_value = false;  // after a key's '=', until the value ends
+  int depth = 0;          // brackets and braces open inside the value
+  bool line_blank = true; // nothing but whitespace so far on this line (outside a value)
+  const auto problem = [&](std::size_t at, std::string message) {
+    return Problem{line, at - line_start + 1, std::move(message)};
+  };
+  for (std::size_t i = 0; i < t.size();) {
+    const char c = t[i];
+    if (c == '\n') {
+      ++line, line_start = ++i;
+      if (depth == 0) in_value = false;
+      line_blank = !in_value;
+      continue;
+    }
+    if (c == '#') {
+      while (i < t.size() && t[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      const bool multi = t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
+      std::size_t j = i + (multi ? 3 : 1);
+      for (; j < t.size(); ++j) {
+        if (t[j] == '\n') {
+          if (!multi) break;  // toml++ reports the unterminated string
+          ++line, line_start = j + 1;
+        } else if (c == '"' && t[j] == '\\') {
+          ++j;
+          if (j < t.size() && t[j] == '\n') ++line, line_start = j + 1;
+        } else if (t[j] == c && (!multi || t.substr(j, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''"))) {
+          if (multi) {
+            const std::size_t close = j;
+            j += 3;
+            while (j < t.size() && t[j] == c && j < close + 5) ++j;  // up to two quotes end the body
+          } else {
+            ++j;
+          }
+          break;
+        }
+      }
+      i = j;
+      line_blank = false;
+      continue;
+    }
+    if (static_cast<unsigned char>(c) >= 0x80)
+      return problem(i, "a character outside ASCII outside a quoted string; keys and values outside quotes are ASCII "
+                        "(quote the key: \"name\" = ...)");
+    if (c == '=' && depth == 0) in_value = true;
+    if (in_value && (c == '[' || c == '{')) ++depth;
+    if (in_value && (c == ']' || c == '}') && depth > 0) --depth;
+    if (c == '[' && !in_value && line_blank) {
+      std::size_t j = i + 1;
+      if (j < t.size() && t[j] == '[') ++j;
+      while (j < t.size() && (t[j] == ' ' || t[j] == '\t')) ++j;
+      if (j < t.size() && !bare_key_char(t[j]) && t[j] != '"' && t[j] != '\'' && t[j] != ']')
+        return problem(j, "a table header must start with a key: [name] or [[name]]");
+    }
+    if (c != ' ' && c != '\t' && c != '\r') line_blank = false;
+    ++i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+toml::table parse_toml(std::string_view text, const std::string& path) {
+  if (auto p = precheck(text)) throw TomlSyntax{fmt::format("{}:{}:{}", path, p->line, p->column), p->message};
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw TomlSyntax{toml_where(e.source(), path), std::string(e.description())};
+  }
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,24 @@
+#pragma once
+// The one place gpuplan hands text to toml++ (catalogs, plans, calibration files). Private to
+// src/: toml++ is not part of the public headers.
+#include <string>
+#include <string_view>
+#include <toml++/toml.h>
+
+namespace gpuplan {
+
+// "path:line:col" of a region of a parsed document.
+std::string toml_where(const toml::source_region& r, const std::string& path);
+
+struct TomlSyntax {
+  std::string where;    // path:line:col
+  std::string message;  // what is wrong there
+};
+
+// Parses text, refusing first what toml++ 3.3.0 mishandles: a character outside ASCII in
+// a key or between values (undefined behaviour in its whitespace table: `é = 1`) and a
+// table header that does not start with a key (an assertion: `[=]`). Both are invalid TOML
+// 1.0 anyway. Throws TomlSyntax.
+toml::table parse_toml(std::string_view text, const std::string& path);
+
+}  // namespace gpuplan

@@ -1,0 +1,97 @@
+// Hostile text: ill-formed UTF-8, control characters, TOML that trips toml++ 3.3.0, numbers
+// that cannot be cast. Each case failed before its fix (issue 16).
+#include <catch2/catch.hpp>
+
+#include "gpuplan/calibration/calibration.hpp"
+#include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/plan/plan.hpp"
+#include "gpuplan/report/table.hpp"
+#include "gpuplan/report/value.hpp"
+
+using namespace gpuplan;
+using Catch::Matchers::Contains;
+
+namespace {
+std::vector<Diagnostic> merge(const std::string& text) {
+  Catalog c = Catalog::builtin();
+  std::vector<Diagnostic> d;
+  c.merge_text(text, "user.toml", d);
+  return d;
+}
+}  // namespace
+
+TEST_CASE("utf8 sequences follow RFC 3629 with no overlong or surrogate forms", "[hardening]") {
+  CHECK(utf8_sequence("a", 0) == 1);
+  CHECK(utf8_sequence("\xc3\xa9", 0) == 2);          // é
+  CHECK(utf8_sequence("\xe2\x82\xac", 0) == 3);      // €
+  CHECK(utf8_sequence("\xf0\x9f\x98\x80", 0) == 4);  // U+1F600
+  CHECK(utf8_sequence("\xc0\x80", 0) == 0);          // overlong NUL
+  CHECK(utf8_sequence("\xe0\x80\xaf", 0) == 0);      // overlong '/'
+  CHECK(utf8_sequence("\xed\xa0\x80", 0) == 0);      // surrogate U+D800
+  CHECK(utf8_sequence("\xf4\x90\x80\x80", 0) == 0);  // above U+10FFFF
+  CHECK(utf8_sequence("\xe2\x82", 0) == 0);          // cut short
+  CHECK(utf8_sequence("\x80", 0) == 0);              // lone continuation
+  CHECK(valid_utf8("h100 \xc3\xa9t\xc3\xa9"));
+  CHECK_FALSE(valid_utf8("h100 \xff"));
+  CHECK(printable("a\nb\x1b[31mc") == "a b [31mc");
+  CHECK(printable("x\xff") == "x\xef\xbf\xbd");
+}
+
+TEST_CASE("json strings are valid UTF-8 whatever the input bytes", "[hardening]") {
+  Value v = Value::object();
+  v.set("title", std::string("caf\xc3\xa9 \xff\xfe \xc0\x80"));
+  const std::string json = to_json(v);
+  CHECK(valid_utf8(json));
+  CHECK_THAT(json, Contains("caf\xc3\xa9 \\ufffd\\ufffd \\ufffd\\ufffd"));
+}
+
+TEST_CASE("csv quotes a lone carriage return and markdown escapes what starts markup", "[hardening]") {
+  CHECK(csv_field("a\rb") == "\"a\rb\"");
+  CHECK(csv_field("plain") == "plain");
+  CHECK(markdown_text("a|b") == "a\\|b");
+  CHECK(markdown_text("<script>x</script>") == "\\<script>x\\</script>");
+  CHECK(markdown_text("line one\nline two") == "line one line two");
+  CHECK(markdown_text("*bold* `code` _em_") == "\\*bold\\* \\`code\\` \\_em\\_");
+  // What is not markup stays readable.
+  CHECK(markdown_text("port_usd [estimate] ~10 kW >90%") == "port_usd [estimate] ~10 kW >90%");
+  CHECK(markdown_text("[x](http://e)") == "[x\\](http://e)");
+  Table t;
+  t.title = "T\x1b[2J";
+  t.headers = {"a"};
+  t.add_row({"x\ny"});
+  CHECK(render_text(t).find('\x1b') == std::string::npos);
+  CHECK_THAT(render_text(t), Contains("x y"));
+}
+
+TEST_CASE("toml that toml++ 3.3.0 mishandles is refused before it parses", "[hardening]") {
+  // `é = 1` reaches __builtin_unreachable in toml++'s whitespace table; `[=]` its assertion.
+  for (const char* text : {"\xc3\xa9 = 1\n", "[=]\n", "[[=]]\n", "[ ,]\n", "[accelerators.x]\n[#]\n", "a = \xc3\xa9\n"}) {
+    INFO(text);
+    const auto d = merge(text);
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0].where, Contains("user.toml:"));
+  }
+  CHECK(merge("\xc3\xa9 = 1\n")[0].where == "user.toml:1:1");
+  CHECK(merge("\n\n[=]\n")[0].where == "user.toml:3:2");
+  // Valid TOML with non-ASCII in strings and comments, and arrays whose lines start with '['.
+  CHECK(merge("# caf\xc3\xa9\n[accelerators.h100-sxm]\nnote = \"caf\xc3\xa9\"\n").empty());
+  CHECK(merge("[accelerators.h100-sxm]\nnote = '''\n[=] \xc3\xa9\n'''\n").empty());
+  CHECK(merge("[accelerators.h100-sxm]\nnote = \"\"\"a \\\"\"\" \xc3\xa9 \"\"\"\"\"\n").empty());
+  CHECK_THROWS_WITH(parse_plan("[defaults]\nmodel = \"llama-3.1-8b\"\ngpus = [\n[=]\n]\n", "p.toml"),
+                    Contains("p.toml:4:"));
+}
+
+TEST_CASE("catalog numbers too large to cast are refused as out of range", "[hardening]") {
+  for (const char* v : {"1e308", "inf", "nan", "-inf", "1.5"}) {
+    INFO(v);
+    const auto d = merge(std::string("[models.llama-2-7b]\nlayers = ") + v + "\n");
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0].message, Contains("layers"));
+  }
+}
+
+TEST_CASE("calibration files with hostile toml are refused with a located error", "[hardening]") {
+  CHECK_THROWS_WITH(parse_calibration("[=]\n", "c.toml"), Contains("c.toml:1:2: error:"));
+  CHECK_THROWS_WITH(parse_calibration("\xc3\xa9=1\n", "c.toml"), Contains("c.toml:1:1: error:"));
+}
