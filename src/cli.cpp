@@ -275,6 +275,7 @@ int cli_main(int argc, char** argv) {
   });
   std::string plan_file, plan_out, plan_get_path;
   bool plan_force = false, plan_init = false;
+  long plan_max_searches = default_plan_searches;
   auto* plan = app.add_subcommand("plan", "Evaluate a TOML plan file: scenarios, sweeps, constraints, sensitivity, reports");
   plan->add_option("file", plan_file, "The plan file (gpuplan plan --init writes a template)");
   plan->add_flag("--init", plan_init, "Print a commented template plan");
@@ -283,6 +284,10 @@ int cli_main(int argc, char** argv) {
   plan->add_option("--get", plan_get_path, "Print one value, e.g. scenarios.h100-owned.cost_usd.owned_tco");
   plan->add_option("--format", g.format, "Output format: table, json, csv, markdown or html")->capture_default_str();
   plan->add_option("--catalog", g.catalogs, "Extra catalog file or directory (repeatable; overrides by id)");
+  plan->add_option("--max-searches", plan_max_searches,
+                   fmt::format("Refuse a plan needing more layout searches than this (1 to {})", max_plan_searches))
+      ->capture_default_str()
+      ->check(CLI::Range(1L, max_plan_searches));
   plan->callback([&] {
     action = [&] {
       if (!plan_out.empty()) check_output(plan_out, plan_force);  // before evaluating every scenario
@@ -294,7 +299,10 @@ int cli_main(int argc, char** argv) {
       } else {
         if (plan_file.empty()) fail(Exit::usage, "plan needs a plan file (or --init for a template)");
         if (g.format != "html") parse_format(g.format);
-        const PlanRun run = run_plan(load_catalog(g), plan_file);
+        PlanLimits limits;
+        limits.max_searches = plan_max_searches;
+        limits.note = [](const std::string& line) { std::cerr << "gpuplan: note: " << line << "\n" << std::flush; };
+        const PlanRun run = run_plan(load_catalog(g), plan_file, limits);
         rc = run.all_pass ? 0 : static_cast<int>(Exit::constraints);
         if (!plan_get_path.empty()) {
           const Value* v = plan_get(run.report, plan_get_path);

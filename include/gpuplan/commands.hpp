@@ -1,6 +1,7 @@
 #pragma once
 // The subcommands, as plain functions of plain option structs. Only src/cli.cpp knows
 // CLI11; it fills these structs, calls run_*, and renders the returned Document.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,21 @@ struct PlanRun {
   Value report;
   bool all_pass = true;
 };
-PlanRun run_plan(const Catalog& catalog, const std::string& path);
+// What a plan may cost: every scenario's evaluations (1, plus 2 per sensitivity input) times
+// the layout searches of each (1 at a fixed count or for serving; up to
+// plan_deadline_searches when the count is searched for a deadline or for memory).
+constexpr long plan_deadline_searches = 34;  // 17 doublings to max_deadline_units, 17 halvings
+constexpr long default_plan_searches = 20000;
+constexpr long max_plan_searches = 10000000;
+struct PlanLimits {
+  long max_searches = default_plan_searches;  // refused, before any runs, above this
+  // Told once, after the first scenario, how long the rest should take when that is long.
+  std::function<void(const std::string&)> note;
+};
+PlanRun run_plan(const Catalog& catalog, const std::string& path, const PlanLimits& limits = {});
+// The same on a plan's text (the fuzzer's entry point; path names it in messages).
+PlanRun run_plan_text(const Catalog& catalog, const std::string& text, const std::string& path,
+                      const PlanLimits& limits = {});
 // table, markdown, csv, json or html.
 std::string render_plan(const PlanRun& run, const std::string& format);
 

@@ -1,5 +1,6 @@
 // `gpuplan plan FILE`: evaluate every scenario of a plan file with the train and infer
 // commands, check constraints, vary the sensitivity inputs, and report in every format.
+#include <chrono>
 #include <fmt/format.h>
 
 #include "gpuplan/commands.hpp"
@@ -37,11 +38,34 @@ Value evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s) {
   return (ps.command == "infer" ? run_infer(cat, s, o) : run_train(cat, s, o)).data;
 }
 
+// Layout searches one evaluation of a scenario may run.
+long searches_of(const PlanScenario& ps, const Scenario& s) {
+  return ps.command == "train" && s.gpus <= 0 ? plan_deadline_searches : 1;
+}
+
 }  // namespace
 
-PlanRun run_plan(const Catalog& base, const std::string& path) {
-  const std::string text = read_plan_text(path);
+PlanRun run_plan(const Catalog& base, const std::string& path, const PlanLimits& limits) {
+  return run_plan_text(base, read_plan_text(path), path, limits);
+}
+
+PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::string& path, const PlanLimits& limits) {
   Plan p = parse_plan(text, path);
+  // The work budget, checked before anything runs (a 4 KB plan could otherwise ask for hours).
+  std::vector<Scenario> resolved;
+  resolved.reserve(p.scenarios.size());
+  const long per_scenario = 1 + 2 * static_cast<long>(p.sensitivity.size());
+  long work = 0;
+  for (const auto& ps : p.scenarios) {
+    resolved.push_back(scenario_of(ps));
+    work += per_scenario * searches_of(ps, resolved.back());
+  }
+  if (work > limits.max_searches)
+    fail(Exit::data, fmt::format("{}: error: the plan needs up to {} layout searches ({} scenarios, {} evaluations each, "
+                                 "up to {} searches where the device count is searched); a plan runs at most {} "
+                                 "(--max-searches): sweep fewer values or vary fewer sensitivity inputs",
+                                 shown(path), work, p.scenarios.size(), per_scenario, plan_deadline_searches,
+                                 limits.max_searches));
   Catalog cat = base;
   std::vector<Diagnostic> diags;
   if (!cat.merge_text(text, path, diags, "catalog")) {
@@ -65,8 +89,11 @@ PlanRun run_plan(const Catalog& base, const std::string& path) {
   int passed = 0;
   std::string cheapest, fastest;
   double best_cost = 0, best_time = 0;
-  for (const auto& ps : p.scenarios) {
-    const Scenario s = scenario_of(ps);
+  const auto started = std::chrono::steady_clock::now();
+  long done = 0;
+  for (std::size_t i = 0; i < p.scenarios.size(); ++i) {
+    const PlanScenario& ps = p.scenarios[i];
+    const Scenario& s = resolved[i];
     Value out = Value::object();
     out.set("name", ps.name);
     out.set("command", ps.command);
@@ -121,6 +148,14 @@ PlanRun run_plan(const Catalog& base, const std::string& path) {
       if (time && (fastest.empty() || *time < best_time)) fastest = ps.name, best_time = *time;
     }
     scenarios.push(out);
+    done += per_scenario * searches_of(ps, s);
+    if (i == 0 && limits.note && done < work) {
+      const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
+      const double rest = spent.count() * static_cast<double>(work - done) / static_cast<double>(done);
+      if (rest > 10)
+        limits.note(fmt::format("{}: {} scenarios, up to {} layout searches: about {} more at the first scenario's pace",
+                                shown(path), p.scenarios.size(), work, format_duration(rest)));
+    }
   }
   report.set("scenarios", scenarios);
   Value summary = Value::object();

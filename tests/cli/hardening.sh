@@ -27,4 +27,57 @@ expect_rc 65; expect_err "the calibration file is more than 1 MiB"
 printf '[[scenario]]\nname = "a"\nparams = "1B"\ngpus = 8\n' >"$TMP/one.toml"
 run plan "$TMP/one.toml" --get scenarios.99999999999999999999999
 expect_rc 2; expect_err "matches nothing"; expect_one_line_err
+
+# Defect 1: a load beyond any buildable deployment is refused (it printed a negative count, exit 0).
+run infer --model llama-3.1-70b --gpu cpu-desktop --quant q2_k --rate 1e7 --ttft 1h --tpot 1h
+expect_rc 1; expect_err "needs more than 10000000 devices"; expect_one_line_err; expect_no_out
+
+# Defect 5: absurd magnitudes are refused by the settings table's ranges (they printed inf).
+for args in "--reserve 1e308" "--tokens 1e308" "--staff 1e308" "--years 1e-308"; do
+  # shellcheck disable=SC2086
+  run train --model llama-3.1-70b --gpus 64 $args
+  expect_rc 2; expect_err "must be"; expect_one_line_err; expect_no_out
+done
+
+# Defect 7: a small plan that asks for hours of searching is refused before anything runs.
+{
+  printf '[defaults]\nmodel = "llama-3.1-405b"\n[[scenario]]\nname = "w"\nweeks = ['
+  for i in $(seq 1 499); do printf '%s,' "$i"; done
+  printf '520]\n[sensitivity]\nmfu = 0.2\nprice = 0.2\npue = 0.1\ntokens = 0.2\npower = 0.1\n'
+} >"$TMP/big.toml"
+run plan "$TMP/big.toml"
+expect_rc 65; expect_err "the plan needs up to 187000 layout searches (500 scenarios, 11 evaluations each"
+expect_err "(--max-searches)"; expect_one_line_err; expect_no_out
+run plan "$TMP/one.toml" --max-searches 0
+expect_rc 2; expect_err "--max-searches"; expect_one_line_err
+
+# Defect 3: TOML that toml++ 3.3.0 mishandles (undefined behaviour, an assertion) is refused
+# with a located error, and a catalog number that cannot be cast is out of range.
+for text in '\xc3\xa9 = 1' '[=]' '[[ ,]]'; do
+  printf "$text\n" >"$TMP/bad.toml"
+  run catalog check "$TMP/bad.toml"
+  expect_rc 65; expect_err "bad.toml:1:"
+  run plan "$TMP/bad.toml"
+  expect_rc 65; expect_err "bad.toml:1:"; expect_one_line_err
+done
+printf '[models.llama-2-7b]\nlayers = 1e308\n' >"$TMP/huge.toml"
+run catalog check "$TMP/huge.toml"
+expect_rc 65; expect_err "'layers' = 1e+308 is outside the sane range"
+
+# Defect 9: the plan author's text cannot break the output: a title with a newline, an escape
+# sequence and Markdown; and a file name with a byte that is not UTF-8 (toml++ refuses such
+# bytes inside the file, but the name reaches the report).
+printf '[plan]\ntitle = "Evil\\n# heading \\u001b[2J <b>x</b> | z"\n[[scenario]]\nname = "a"\nparams = "1B"\ngpus = 8\n' \
+  >"$TMP/evil.toml"
+run plan "$TMP/evil.toml" --format markdown
+expect_rc 0; expect_out "# Evil # heading  [2J \<b>x\</b> \| "
+grep -q $'\x1b' "$TMP/out" && fail "an escape sequence reached stdout"
+[ "$(grep -c '^# ' "$TMP/out")" -eq 1 ] || fail "the title made more than one heading"
+cp "$TMP/evil.toml" "$TMP/evil"$'\xff'".toml"
+run plan "$TMP/evil"$'\xff'".toml" --format json
+expect_rc 0
+python3 -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))' "$TMP/out" \
+  || fail "plan JSON is not valid UTF-8 JSON"
+run plan "$TMP/evil.toml" --format table
+grep -q $'\x1b' "$TMP/out" && fail "an escape sequence reached the table"
 finish
