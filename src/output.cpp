@@ -1,6 +1,10 @@
 #include "gpuplan/output.hpp"
 
 #include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <iterator>
+#include <optional>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -47,12 +51,54 @@ std::string read_file_capped(const std::string& path, const std::string& what, s
 }
 
 void check_output(const std::string& path, bool force) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) fail(Exit::cant_create, fmt::format("cannot write '{}': it is a directory", path));
-  if (!force && fs::exists(path, ec))
-    fail(Exit::cant_create, fmt::format("'{}' exists; use --force to replace it", path));
+  struct stat st {};
+  // lstat: a symbolic link (dangling or not) is the thing at the path, never followed.
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) fail(Exit::cant_create, fmt::format("cannot write '{}': it is a directory", shown(path)));
+  if (force) {
+    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+      fail(Exit::cant_create, fmt::format("cannot write '{}': it is not a regular file", shown(path)));
+    return;
+  }
+  if (S_ISLNK(st.st_mode))
+    fail(Exit::cant_create, fmt::format("'{}' is a symbolic link; use --force to replace the link itself", shown(path)));
+  fail(Exit::cant_create, fmt::format("'{}' exists; use --force to replace it", shown(path)));
 }
+
+namespace {
+
+// The temporary file being written, removed if a signal ends the process before the rename.
+// A fixed buffer: the handler may only call async-signal-safe functions (unlink, signal, raise).
+char pending_temp[4096];
+volatile std::sig_atomic_t have_pending = 0;
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+
+extern "C" void remove_pending_and_die(int sig) {
+  if (have_pending) ::unlink(pending_temp);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+class PendingTemp {
+public:
+  explicit PendingTemp(const std::string& path) {
+    std::snprintf(pending_temp, sizeof pending_temp, "%s", path.c_str());
+    for (std::size_t i = 0; i < std::size(cleanup_signals); ++i)
+      previous_[i] = std::signal(cleanup_signals[i], remove_pending_and_die);
+    have_pending = 1;
+  }
+  ~PendingTemp() {
+    have_pending = 0;
+    for (std::size_t i = 0; i < std::size(cleanup_signals); ++i) std::signal(cleanup_signals[i], previous_[i]);
+  }
+  PendingTemp(const PendingTemp&) = delete;
+  PendingTemp& operator=(const PendingTemp&) = delete;
+
+private:
+  void (*previous_[std::size(cleanup_signals)])(int) = {};
+};
+
+}  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& content, bool force) {
   namespace fs = std::filesystem;
@@ -60,27 +106,52 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
-  const int fd = mkstemp(tmpl.data());
-  if (fd < 0) fail(Exit::cant_create, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  // mkstemp creates 0600; give the file the mode a plain open() would (0666 less the umask).
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      fail(Exit::cant_create, fmt::format("cannot write '{}': {}", path, std::strerror(err)));
-    }
-    done += static_cast<std::size_t>(n);
+  if (tmpl.size() >= sizeof pending_temp) fail(Exit::cant_create, fmt::format("cannot write '{}': the path is too long", shown(path)));
+  // The mode of the file replaced, else what a plain open() would give (0666 less the umask);
+  // mkstemp itself creates 0600.
+  struct stat old {};
+  mode_t mode = 0;
+  if (::lstat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+    mode = old.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0 || std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    fail(Exit::cant_create, fmt::format("cannot write '{}': {}", path, std::strerror(err)));
+  const auto give_up = [&](int err, bool remove) {
+    if (remove) ::unlink(tmpl.c_str());
+    fail(Exit::cant_create, fmt::format("cannot write '{}': {}", shown(path), std::strerror(err)));
+  };
+  // Signals are blocked from mkstemp until the handler knows the name, so none leaves it behind.
+  sigset_t all, before;
+  sigfillset(&all);
+  ::sigprocmask(SIG_BLOCK, &all, &before);
+  const int fd = mkstemp(tmpl.data());
+  const int made = errno;
+  std::optional<PendingTemp> pending;
+  if (fd >= 0) pending.emplace(tmpl);
+  ::sigprocmask(SIG_SETMASK, &before, nullptr);
+  if (fd < 0) give_up(made, false);
+  std::size_t done = 0;
+  bool ok = ::fchmod(fd, mode) == 0;
+  while (ok && done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n <= 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false;
+    else done += static_cast<std::size_t>(n);
+  }
+  // The data reaches the disk before the name does, and the name before we report success.
+  ok = ok && ::fsync(fd) == 0;
+  int err = errno;
+  if (::close(fd) != 0 && ok) ok = false, err = errno;
+  if (!ok) give_up(err, true);
+  if (std::rename(tmpl.c_str(), path.c_str()) != 0) give_up(errno, true);
+  have_pending = 0;
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    const bool synced = ::fsync(dfd) == 0 || errno == EINVAL;  // some file systems cannot sync a directory
+    ::close(dfd);
+    if (!synced) fail(Exit::cant_create, fmt::format("cannot write '{}': the directory could not be synced", shown(path)));
   }
 }
 

@@ -80,4 +80,20 @@ python3 -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("ut
   || fail "plan JSON is not valid UTF-8 JSON"
 run plan "$TMP/evil.toml" --format table
 grep -q $'\x1b' "$TMP/out" && fail "an escape sequence reached the table"
+# Defect 8: -o keeps the mode of the file it replaces, never replaces a symbolic link (dangling
+# or not) without --force, and leaves no temporary file behind.
+mkdir "$TMP/o"
+: >"$TMP/o/r.md"; chmod 600 "$TMP/o/r.md"
+run plan "$TMP/one.toml" --format markdown -o "$TMP/o/r.md" --force
+expect_rc 0
+[ "$(stat -c %a "$TMP/o/r.md")" = 600 ] || fail "--force changed the mode of the replaced file to $(stat -c %a "$TMP/o/r.md")"
+ln -s "$TMP/o/nowhere" "$TMP/o/link.md"
+run plan "$TMP/one.toml" -o "$TMP/o/link.md"
+expect_rc 73; expect_err "is a symbolic link; use --force"; expect_one_line_err
+[ -e "$TMP/o/nowhere" ] && fail "the dangling link was followed"
+run plan "$TMP/one.toml" -o "$TMP/o/link.md" --force
+expect_rc 0
+[ -L "$TMP/o/link.md" ] && fail "--force should replace the link itself"
+[ -e "$TMP/o/nowhere" ] && fail "--force followed the link"
+[ -z "$(find "$TMP/o" -name '.*.??????')" ] || fail "a temporary file was left: $(ls -a "$TMP/o")"
 finish
