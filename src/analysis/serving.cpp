@@ -54,7 +54,8 @@ int choose_tp(const ModelArch& m, const ParamCounts& pc, const Device& d, const 
 
 
 int replicas_for(double rate, double capacity_rps, int tp) {
-  const double need = std::ceil(rate / capacity_rps - 1e-9);
+  // A replica with no capacity cannot serve any rate (checked before dividing by it).
+  const double need = capacity_rps > 0 ? std::ceil(rate / capacity_rps - 1e-9) : HUGE_VAL;
   if (!(need * tp <= static_cast<double>(max_serving_devices)))
     fail(Exit::no_answer, fmt::format("serving {:.3g} requests/s at {:.3g} per replica of {} devices needs more than {} devices",
                                       rate, capacity_rps, tp, max_serving_devices));
