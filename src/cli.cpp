@@ -267,7 +267,9 @@ int cli_main(int argc, char** argv) {
         return 0;
       }
       if (!probe_out.empty()) check_output(probe_out, probe_force);  // before measuring for a minute
-      const std::string toml = run_probe(cat, probe_opts);
+      std::vector<std::string> warnings;
+      const std::string toml = run_probe(cat, probe_opts, warnings);
+      for (const auto& w : warnings) std::cerr << "gpuplan: warning: " << shown(w, 2000) << "\n";
       if (probe_out.empty()) write_stdout(toml);
       else write_file_atomic(probe_out, toml, probe_force);
       return 0;

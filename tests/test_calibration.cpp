@@ -1,6 +1,7 @@
 // Calibration: statistics, the curve fit on synthetic data with a known answer, the file round
 // trip, its use by the models, and the refusal of a file measured on another device.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "gpuplan/calibration/calibration.hpp"
 #include "gpuplan/catalog/catalog.hpp"
@@ -47,6 +48,31 @@ TEST_CASE("The GEMM curve fit recovers a known curve") {
   CHECK(f.half == Approx(512).epsilon(1e-9));
   CHECK(f.rms < 1e-9);
   CHECK_THROWS_AS(fit_gemm_curve({{1024, 0.5}}), Error);
+}
+
+TEST_CASE("A GEMM fit the loader would refuse falls back to the default shape through the best point") {
+  // Efficiency 0.2 at n = 1024 and 0.5 at 2048 (a quick run on a loaded machine): 1/eff = a + b/n
+  // gives a = -1, so the fitted max is -1, outside (0, 1.5]. The default shape (half 512)
+  // through the best point: max = 0.5 x (1 + 3 x 512 / 2048) = 0.875.
+  const std::vector<CurvePoint> noisy = {{1024, 0.2}, {2048, 0.5}};
+  const CurveFit f = fit_gemm_curve(noisy);
+  CHECK_FALSE(f.fallback.empty());
+  CHECK(f.max == Approx(0.875));
+  CHECK(f.half == 512);
+  CHECK(acceptable_curve(f.max, f.half));
+  // The curve meets the best point exactly; at n = 1024 it gives 0.875 / 2.5 = 0.35, 75% above 0.2.
+  CHECK(f.rms == Approx(std::sqrt(std::pow(0.35 / 0.2 - 1, 2) / 2)));
+  // Capped at the largest max a file may hold.
+  CHECK(fit_gemm_curve({{256, 0.1}, {512, 0.9}}).max == 1.5);
+  // And the file it is written to loads, keeping the reason.
+  Calibration c = sample();
+  c.gemm_dtype = "bf16";
+  c.gemm_points = noisy;
+  c.gemm_curve = f;
+  const Calibration r = parse_calibration(to_toml(c), "noisy.toml");
+  REQUIRE(r.gemm_curve);
+  CHECK(r.gemm_curve->max == Approx(0.875));
+  CHECK(r.gemm_curve->fallback == f.fallback);
 }
 
 TEST_CASE("A calibration file survives a round trip") {

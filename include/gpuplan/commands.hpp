@@ -56,7 +56,8 @@ struct ProbeOptionsCli {
   bool quick = false;
   std::string as;               // catalog accelerator id the file calibrates
 };
-std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o);
+// Warnings (a GEMM curve that fell back to the default shape) are appended to `warnings`.
+std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o, std::vector<std::string>& warnings);
 // gpuplan probe --compare FILE: measured against the catalog's figures.
 Document run_probe_compare(const Catalog& catalog, const std::string& path);
 

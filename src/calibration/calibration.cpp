@@ -66,7 +66,25 @@ CurveFit fit_gemm_curve(const std::vector<CurvePoint>& points) {
     ss += std::pow(model / p.efficiency - 1, 2);
   }
   f.rms = std::sqrt(ss / static_cast<double>(points.size()));
+  if (!acceptable_curve(f.max, f.half) || !std::isfinite(f.rms)) {
+    const auto best = std::max_element(points.begin(), points.end(),
+                                       [](const CurvePoint& l, const CurvePoint& r) { return l.efficiency < r.efficiency; });
+    const double fitted_max = f.max;
+    f.half = Efficiency{}.gemm_half;
+    // The default curve through the best point: eff(n) = max / (1 + 3 half / n).
+    f.max = std::min(max_gemm_curve_max, best->efficiency * (1 + 3 * f.half / best->n));
+    ss = 0;
+    for (const auto& p : points) ss += std::pow(f.max / (1 + 3 * f.half / p.n) / p.efficiency - 1, 2);
+    f.rms = std::sqrt(ss / static_cast<double>(points.size()));
+    f.fallback = fmt::format("the fit's max {:.3g} is outside (0, {}]; the default shape (half-size {:.0f}) through the "
+                             "best point ({:.3g} at n = {:.0f}) is used",
+                             fitted_max, max_gemm_curve_max, f.half, best->efficiency, best->n);
+  }
   return f;
+}
+
+bool acceptable_curve(double max, double half) {
+  return max > 0 && max <= max_gemm_curve_max && half >= 0 && half <= max_gemm_half;
 }
 
 std::string utc_timestamp() {
@@ -121,7 +139,10 @@ std::string to_toml(const Calibration& c) {
       o += fmt::format("{}[{}, {}]", i ? ", " : "", num(c.gemm_points[i].n), num(c.gemm_points[i].efficiency));
     o += "]\n";
     if (c.gemm_curve)
+    {
       o += fmt::format("max = {}\nhalf = {}\nrms = {}\n", num(c.gemm_curve->max), num(c.gemm_curve->half), num(c.gemm_curve->rms));
+      if (!c.gemm_curve->fallback.empty()) o += fmt::format("fallback = {}\n", quote(c.gemm_curve->fallback));
+    }
   }
   return o;
 }
@@ -216,7 +237,10 @@ Calibration parse_calibration(std::string_view text, const std::string& path) {
       f.half = required<double>(*curve, "half", path, "a number");
       if (curve->get("rms")) f.rms = required<double>(*curve, "rms", path, "a number");
       f.points = static_cast<int>(c.gemm_points.size());
-      if (!(f.max > 0 && f.max <= 1.5) || f.half < 0) bad(path, curve->source(), "GEMM curve max must be in (0, 1.5] and half non-negative");
+      if (curve->get("fallback")) f.fallback = required<std::string>(*curve, "fallback", path, "a string");
+      if (!acceptable_curve(f.max, f.half))
+        bad(path, curve->source(), fmt::format("GEMM curve max must be in (0, {}] and half in [0, {:.0f}]",
+                                               max_gemm_curve_max, max_gemm_half));
       c.gemm_curve = f;
     }
   }

@@ -92,7 +92,7 @@ std::string accelerator_for(const std::string& name) {
 
 }  // namespace
 
-std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o) {
+std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o, std::vector<std::string>& warnings) {
   if (o.device != "auto" && o.device != "cpu" && o.device != "cuda")
     fail(Exit::usage, fmt::format("--device '{}' is not known; expected auto, cpu or cuda", o.device));
   Calibration c;
@@ -129,6 +129,7 @@ std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o) {
     const Device d = resolve_device(catalog, o.as.empty() ? "cpu-desktop" : o.as);
     c = probe_cpu(ProbeOptions{o.quick, d.id, version_string()}, d);
   }
+  if (c.gemm_curve && !c.gemm_curve->fallback.empty()) warnings.push_back("GEMM curve: " + c.gemm_curve->fallback);
   return to_toml(c);
 }
 
@@ -183,7 +184,9 @@ Document run_probe_compare(const Catalog& catalog, const std::string& path) {
     cv.set("max", c.gemm_curve->max);
     cv.set("half", c.gemm_curve->half);
     cv.set("rms", c.gemm_curve->rms);
+    cv.set("fallback", c.gemm_curve->fallback);
     v.set("gemm_curve", cv);
+    if (!c.gemm_curve->fallback.empty()) doc.warnings.push_back("GEMM curve: " + c.gemm_curve->fallback);
     doc.lines.push_back(fmt::format("GEMM curve ({}): efficiency = {:.3f} / (1 + 3 x {:.0f} / n), fitted to {} sizes, rms {:.1f}%",
                                     c.gemm_dtype, c.gemm_curve->max, c.gemm_curve->half, c.gemm_curve->points,
                                     100 * c.gemm_curve->rms));

@@ -41,8 +41,16 @@ struct CurvePoint {
 struct CurveFit {
   double max = 0, half = 0, rms = 0;  // rms: root mean square of the relative residuals
   int points = 0;
+  std::string fallback;  // why the default shape was used instead of the fit; empty when fitted
 };
-CurveFit fit_gemm_curve(const std::vector<CurvePoint>& points);  // throws Error(data) with fewer than 2 points
+// What a calibration file may hold: max in (0, max_gemm_curve_max], half in [0, max_gemm_half].
+constexpr double max_gemm_curve_max = 1.5, max_gemm_half = 1e6;
+bool acceptable_curve(double max, double half);
+// Throws Error(data) with fewer than 2 points. Noisy points (efficiency falling with size, as
+// on a loaded machine) can fit a max outside what a calibration file may hold; then the step
+// model's default shape (half-size Efficiency::gemm_half) is scaled to the best measured point,
+// and `fallback` says so: a probe never writes a file its loader refuses.
+CurveFit fit_gemm_curve(const std::vector<CurvePoint>& points);
 
 struct Calibration {
   int schema = calibration_schema;
