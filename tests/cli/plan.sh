@@ -11,7 +11,9 @@ for plan in "$SRC"/examples/*.toml; do
     (cd "$SRC/examples" && "$GPUPLAN" plan "$name.toml" --format "$fmt") >"$TMP/out" 2>"$TMP/err"
     rc=$?
     [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "$name ($fmt): exit $rc: $(cat "$TMP/err")"
-    [ -s "$TMP/err" ] && fail "$name ($fmt) wrote to stderr: $(cat "$TMP/err")"
+    # Only the time estimate may appear (it depends on how fast the machine is at that moment).
+    grep -v '^gpuplan: note: .* layout searches: about ' "$TMP/err" | grep -q . \
+      && fail "$name ($fmt) wrote to stderr: $(cat "$TMP/err")"
     golden "plans/$name.$fmt"
   done
 done
