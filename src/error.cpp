@@ -1,5 +1,7 @@
 #include "gpuplan/error.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -77,6 +79,14 @@ std::string shown(std::string_view text, std::size_t max) {
     i += len;
   }
   return out;
+}
+
+long checked_count(double v, std::string_view what, bool up, double max) {
+  const double whole = up ? std::ceil(v - 1e-9) : std::floor(v + 1e-9);
+  if (!(whole <= max))  // also NaN
+    fail(Exit::no_answer, fmt::format("{} would be {}, more than the {:.0e} this tool plans for", what,
+                                      std::isfinite(v) ? fmt::format("{:.3g}", v) : std::string("unbounded"), max));
+  return whole < 0 ? 0 : static_cast<long>(whole);
 }
 
 std::size_t utf8_sequence(std::string_view text, std::size_t i) {

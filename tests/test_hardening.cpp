@@ -1,6 +1,7 @@
 // Hostile text: ill-formed UTF-8, control characters, TOML that trips toml++ 3.3.0, numbers
 // that cannot be cast. Each case failed before its fix (issue 16).
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "gpuplan/calibration/calibration.hpp"
 #include "gpuplan/catalog/catalog.hpp"
@@ -94,4 +95,20 @@ TEST_CASE("catalog numbers too large to cast are refused as out of range", "[har
 TEST_CASE("calibration files with hostile toml are refused with a located error", "[hardening]") {
   CHECK_THROWS_WITH(parse_calibration("[=]\n", "c.toml"), Contains("c.toml:1:2: error:"));
   CHECK_THROWS_WITH(parse_calibration("\xc3\xa9=1\n", "c.toml"), Contains("c.toml:1:1: error:"));
+}
+
+TEST_CASE("counts from doubles are rounded and bounded before the integer cast", "[hardening]") {
+  CHECK(checked_count(3.0, "racks") == 3);
+  CHECK(checked_count(3.2, "racks") == 4);
+  CHECK(checked_count(3.0000000001, "racks") == 3);  // rounding noise is not a rack
+  CHECK(checked_count(3.9, "nodes per rack", false) == 3);
+  CHECK(checked_count(-2, "racks") == 0);
+  CHECK_THROWS_WITH(checked_count(1e300, "racks"), Contains("racks would be 1e+300, more than"));
+  CHECK_THROWS_WITH(checked_count(HUGE_VAL, "spine switches"), Contains("unbounded"));
+  CHECK_THROWS_AS(checked_count(std::nan(""), "racks"), Error);
+  try {
+    checked_count(1e300, "racks");
+  } catch (const Error& e) {
+    CHECK(e.code() == Exit::no_answer);
+  }
 }

@@ -44,6 +44,11 @@ bool valid_utf8(std::string_view text);
 // characters (newlines, ESC) become spaces, so that a cell stays one cell and one line.
 std::string printable(std::string_view text);
 
+// A whole count (devices, racks, switches, storage units) from a double: rounded up when
+// `up`, else down. Error(no_answer) "WHAT would be V, more than MAX" when not finite or above
+// max, so that no float-to-integer conversion is undefined.
+long checked_count(double v, std::string_view what, bool up = true, double max = 1e15);
+
 // "a", "a or b", "a, b or c".
 std::string in_words(const std::vector<std::string>& items);
 

@@ -119,7 +119,8 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
     const Bytes per_layer = (weight_bytes(block_params(pc), s) / static_cast<double>(s.tp) + r.kv) / static_cast<double>(m.layers);
     const Bytes fixed = weight_bytes(pc.output, s) / static_cast<double>(s.tp) + r.workspace + r.reserve;
     const double room = (r.capacity - fixed) / per_layer;
-    const int on_device = std::clamp(static_cast<int>(std::floor(room)), 0, m.layers);
+    // Clamped as a double: a huge or NaN room must not reach the integer cast.
+    const int on_device = room > 0 ? static_cast<int>(std::floor(std::min(room, static_cast<double>(m.layers)))) : 0;
     r.offloaded_layers = m.layers - on_device;
     r.offloaded_bytes = per_layer * static_cast<double>(r.offloaded_layers) + weight_bytes(pc.embedding, s) / static_cast<double>(s.tp);
   }

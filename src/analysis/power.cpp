@@ -1,11 +1,13 @@
 #include "gpuplan/analysis/power.hpp"
 
+#include "gpuplan/error.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace gpuplan {
 namespace {
-long ceil_div(double a, double b) { return static_cast<long>(std::ceil(a / b - 1e-9)); }
+long ceil_div(double a, double b, std::string_view what) { return checked_count(a / b, what); }
 }  // namespace
 
 NodeSpec node_from_tdp(int devices, Watts tdp) {
@@ -34,13 +36,13 @@ Fabric fat_tree(const FabricInput& in) {
     f.leaf = 1;
   } else if (e <= down * k) {  // every spine reaches every leaf
     f.tiers = 2;
-    f.leaf = ceil_div(e, down);
-    f.spine = ceil_div(static_cast<double>(f.leaf) * up, k);
+    f.leaf = ceil_div(e, down, "leaf switches");
+    f.spine = ceil_div(static_cast<double>(f.leaf) * up, k, "spine switches");
   } else {
     f.tiers = 3;
-    f.leaf = ceil_div(e, down);
-    f.spine = ceil_div(static_cast<double>(f.leaf) * up, k / 2);  // aggregation: half down, half up
-    f.core = ceil_div(static_cast<double>(f.spine) * (k / 2), k);
+    f.leaf = ceil_div(e, down, "leaf switches");
+    f.spine = ceil_div(static_cast<double>(f.leaf) * up, k / 2, "spine switches");  // aggregation: half down, half up
+    f.core = ceil_div(static_cast<double>(f.spine) * (k / 2), k, "core switches");
   }
   f.bisection = in.port_bw * (e / 2 / r);
   f.power = in.switch_power * static_cast<double>(f.switches());
@@ -56,8 +58,8 @@ Power cluster_power(const PowerInput& in) {
   p.facility_peak = p.it_peak * in.pue;
   p.facility_avg = p.it_avg * in.pue;
   if (in.rack_power.value() > 0 && in.node.max_power.value() > 0) {
-    p.nodes_per_rack = std::max(1, static_cast<int>(std::floor(in.rack_power / in.node.max_power)));
-    p.racks = ceil_div(static_cast<double>(in.nodes), p.nodes_per_rack);
+    p.nodes_per_rack = static_cast<int>(std::max(1L, checked_count(in.rack_power / in.node.max_power, "nodes per rack", false, 1e6)));
+    p.racks = ceil_div(static_cast<double>(in.nodes), p.nodes_per_rack, "racks");
   }
   return p;
 }

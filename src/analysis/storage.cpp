@@ -1,5 +1,7 @@
 #include "gpuplan/analysis/storage.hpp"
 
+#include "gpuplan/error.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -14,8 +16,8 @@ StorageResult storage_needs(const StorageInput& in) {
   r.capacity_needed = r.dataset_raw + r.dataset_tokenized + in.checkpoint * static_cast<double>(checkpoints_kept);
   const StorageSystem* s = in.system;
   if (!s) return r;
-  r.units_bandwidth = std::max(1L, static_cast<long>(std::ceil(r.read / s->read)));
-  r.units_capacity = s->capacity.value() > 0 ? static_cast<long>(std::ceil(r.capacity_needed / s->capacity)) : 1;
+  r.units_bandwidth = std::max(1L, checked_count(r.read / s->read, "storage units for bandwidth"));
+  r.units_capacity = s->capacity.value() > 0 ? checked_count(r.capacity_needed / s->capacity, "storage units for capacity") : 1;
   r.units = in.units > 0 ? in.units : std::max(r.units_bandwidth, r.units_capacity);
   const ByteRate supply = s->read * static_cast<double>(r.units);
   if (supply < r.read) r.idle_fraction = 1 - supply / r.read;

@@ -29,7 +29,8 @@ Value layout_json(const Layout& l) {
 namespace {
 
 std::string bar(double part, double whole) {
-  int n = whole > 0 ? static_cast<int>(std::lround(20 * part / whole)) : 0;
+  const double share = whole > 0 ? part / whole : 0;
+  const int n = share > 0 ? static_cast<int>(std::lround(20 * std::min(share, 1.0))) : 0;
   std::string s;
   for (int i = 0; i < n; ++i) s += "\u2588";
   return s;

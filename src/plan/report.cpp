@@ -25,7 +25,14 @@ struct Metric {
   std::string (*show)(double);
   const char* command;  // "" for both
 };
-std::string show_int(double v) { return fmt::format("{}", static_cast<long long>(std::llround(v))); }
+std::string show_int(double v) {
+  return std::fabs(v) < 9e15 ? fmt::format("{}", static_cast<long long>(std::llround(v))) : format_sig(v);
+}
+// A bar of `frac` of `full` pixels: at least 1, at most full, whatever frac is (NaN, inf).
+int bar_pixels(double frac, int full) {
+  const double px = std::round(full * frac);
+  return px >= 1 ? static_cast<int>(std::min(px, static_cast<double>(full))) : 1;
+}
 std::string show_days(double v) { return format_sig(v) + " d"; }
 std::string show_pct(double v) { return format_sig(100 * v) + "%"; }
 std::string show_usd(double v) { return format_usd(v); }
@@ -101,7 +108,7 @@ std::string bars(const std::string& title, const std::vector<std::pair<std::stri
                               xml(title), width, height);
   int y = 28;
   for (const auto& [label, v] : rows) {
-    const int w = std::max(1, static_cast<int>(std::lround(bar_w * v / top)));
+    const int w = bar_pixels(v / top, bar_w);
     s += fmt::format(R"(<text x="{}" y="{}" class="l" text-anchor="end">{}</text><rect x="{}" y="{}" width="{}" height="{}" class="b"/>)"
                      R"(<text x="{}" y="{}" class="v">{}</text>)",
                      left - 8, y + 15, xml(label), left, y + 2, w, row_h - 8, left + w + 6, y + 15, xml(show(v)));
@@ -126,7 +133,7 @@ std::string tornado(const std::string& title, double base, const std::vector<std
   int y = 40;
   for (const auto& [name, lo, hi] : rows) {
     for (double v : {lo, hi}) {
-      const int w = std::max(1, static_cast<int>(std::lround(half * std::fabs(v - base) / span)));
+      const int w = bar_pixels(std::fabs(v - base) / span, half);
       const int x = v < base ? mid - w : mid;
       s += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="{}"/>)", x, y + 2, w, row_h - 8, v < base ? "lo" : "hi");
     }
