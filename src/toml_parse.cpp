@@ -27,7 +27,7 @@ struct Problem {
 std::optional<Problem> precheck(std::string_view t) {
   std::size_t line = 1, line_start = 0;
   bool in_value = false;  // after a key's '=', until the value ends
-  int depth = 0;          // brackets and braces open inside the value
+  std::string open;       // brackets and braces open inside the value, innermost last
   bool line_blank = true; // nothing but whitespace so far on this line (outside a value)
   const auto problem = [&](std::size_t at, std::string message) {
     return Problem{line, at - line_start + 1, std::move(message)};
@@ -36,7 +36,7 @@ std::optional<Problem> precheck(std::string_view t) {
     const char c = t[i];
     if (c == '\n') {
       ++line, line_start = ++i;
-      if (depth == 0) in_value = false;
+      if (open.empty()) in_value = false;
       line_blank = !in_value;
       continue;
     }
@@ -72,9 +72,15 @@ std::optional<Problem> precheck(std::string_view t) {
     if (static_cast<unsigned char>(c) >= 0x80)
       return problem(i, "a character outside ASCII outside a quoted string; keys and values outside quotes are ASCII "
                         "(quote the key: \"name\" = ...)");
-    if (c == '=' && depth == 0) in_value = true;
-    if (in_value && (c == '[' || c == '{')) ++depth;
-    if (in_value && (c == ']' || c == '}') && depth > 0) --depth;
+    if (c == '=' && open.empty()) in_value = true;
+    if (in_value && (c == '[' || c == '{')) open += c;
+    if (in_value && (c == ']' || c == '}') && !open.empty()) {
+      // A brace closing an array reaches an assertion in toml++ 3.3.0 (`a = [1, }`).
+      if ((c == '}') != (open.back() == '{'))
+        return problem(i, fmt::format("'{}' closes {}; expected '{}'", c, open.back() == '[' ? "an array" : "an inline table",
+                                      open.back() == '[' ? ']' : '}'));
+      open.pop_back();
+    }
     if (c == '[' && !in_value && line_blank) {
       std::size_t j = i + 1;
       if (j < t.size() && t[j] == '[') ++j;

@@ -16,9 +16,9 @@ struct TomlSyntax {
 };
 
 // Parses text, refusing first what toml++ 3.3.0 mishandles: a character outside ASCII in
-// a key or between values (undefined behaviour in its whitespace table: `é = 1`) and a
-// table header that does not start with a key (an assertion: `[=]`). Both are invalid TOML
-// 1.0 anyway. Throws TomlSyntax.
+// a key or between values (undefined behaviour in its whitespace table: `é = 1`), a table
+// header that does not start with a key (an assertion: `[=]`) and a brace closing an array
+// (an assertion: `a = [1, }`). All are invalid TOML 1.0 anyway. Throws TomlSyntax.
 toml::table parse_toml(std::string_view text, const std::string& path);
 
 }  // namespace gpuplan
