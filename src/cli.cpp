@@ -25,7 +25,16 @@ struct Globals {
   std::vector<std::string> catalogs;
 };
 
+// The last guard on every answer: a number that is not finite fails the command (exit 1) with
+// its key, rather than printing inf or writing JSON null.
+void check_finite(const Value& data) {
+  if (const auto key = first_non_finite(data))
+    fail(Exit::no_answer, fmt::format("the answer has no finite value for '{}': the inputs are outside what the model "
+                                      "covers", *key));
+}
+
 void print(const Document& doc, const Globals& g) {
+  check_finite(doc.data);
   std::string out = render(doc, parse_format(g.format));
   for (const auto& w : doc.warnings) std::cerr << "gpuplan: warning: " << shown(w, 2000) << "\n";
   write_stdout(out);
@@ -305,6 +314,7 @@ int cli_main(int argc, char** argv) {
         limits.max_searches = plan_max_searches;
         limits.note = [](const std::string& line) { std::cerr << "gpuplan: note: " << line << "\n" << std::flush; };
         const PlanRun run = run_plan(load_catalog(g), plan_file, limits);
+        check_finite(run.report);
         rc = run.all_pass ? 0 : static_cast<int>(Exit::constraints);
         if (!plan_get_path.empty()) {
           const Value* v = plan_get(run.report, plan_get_path);

@@ -113,3 +113,21 @@ TEST_CASE("counts from doubles are rounded and bounded before the integer cast",
     CHECK(e.code() == Exit::no_answer);
   }
 }
+
+TEST_CASE("the first number that is not finite is found by its dotted path", "[hardening]") {
+  Value v = Value::object();
+  v.set("gpus", 8);
+  Value inner = Value::object();
+  inner.set("owned_tco", 1.5e6);
+  Value list = Value::array();
+  list.push(1.0);
+  list.push(HUGE_VAL);
+  inner.set("per_year", list);
+  v.set("cost_usd", inner);
+  CHECK(first_non_finite(v) == std::optional<std::string>("cost_usd.per_year.1"));
+  Value fine = Value::object();
+  fine.set("a", 1.0);
+  fine.set("b", Value());  // null is absent, not infinite
+  CHECK_FALSE(first_non_finite(fine));
+  CHECK(first_non_finite(Value(std::nan(""))) == std::optional<std::string>(""));
+}

@@ -1,5 +1,6 @@
 #include "gpuplan/report/value.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
 
@@ -156,6 +157,23 @@ std::vector<std::pair<std::string, std::string>> flatten(const Value& v) {
   std::vector<std::pair<std::string, std::string>> out;
   flatten_into(v, "", out);
   return out;
+}
+
+std::optional<std::string> first_non_finite(const Value& root) {
+  switch (root.type()) {
+    case Value::Type::number:
+      if (!std::isfinite(root.as_number())) return std::string();
+      return std::nullopt;
+    case Value::Type::array:
+      for (std::size_t i = 0; i < root.items().size(); ++i)
+        if (auto p = first_non_finite(root.items()[i])) return std::to_string(i) + (p->empty() ? "" : "." + *p);
+      return std::nullopt;
+    case Value::Type::object:
+      for (const auto& [k, v] : root.members())
+        if (auto p = first_non_finite(v)) return k + (p->empty() ? "" : "." + *p);
+      return std::nullopt;
+    default: return std::nullopt;
+  }
 }
 
 }  // namespace gpuplan

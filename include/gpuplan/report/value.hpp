@@ -56,6 +56,9 @@ std::string to_json(const Value& v);
 const Value* find_path(const Value& root, const std::string& path);
 // The number at a dotted path; nothing when absent, null or not a number.
 std::optional<double> number_at(const Value& root, const std::string& path);
+// The dotted path of the first number that is not finite (an answer must never print inf or
+// nan, nor turn them into JSON null), or nullopt when every number is finite.
+std::optional<std::string> first_non_finite(const Value& root);
 // Flattens nested objects into dotted keys (arrays by index), for key,value CSV.
 std::vector<std::pair<std::string, std::string>> flatten(const Value& v);
 std::string scalar_text(const Value& v);
