@@ -131,3 +131,13 @@ TEST_CASE("the first number that is not finite is found by its dotted path", "[h
   CHECK_FALSE(first_non_finite(fine));
   CHECK(first_non_finite(Value(std::nan(""))) == std::optional<std::string>(""));
 }
+
+TEST_CASE("calibration text with control characters reads back what it wrote", "[hardening]") {
+  // Found by fuzz_calibration: a string holding U+0001 (legal as \u0001 in TOML) was written
+  // raw, and the file no longer loaded.
+  const Calibration c = parse_calibration(
+      "schema = 1\nkind = \"cpu\"\ndevice_name = \"a\\u0001b\\n\\t\\\"q\\\"\\u007f\"\naccelerator = \"cpu-desktop\"\n", "c.toml");
+  CHECK(c.device_name == "a\x01" "b\n\t\"q\"\x7f");
+  const Calibration r = parse_calibration(to_toml(c), "round-trip.toml");
+  CHECK(r.device_name == c.device_name);
+}

@@ -103,12 +103,16 @@ const Measurement* Calibration::find(std::string_view metric) const {
 }
 
 namespace {
+// A TOML basic string: quotes and backslashes escaped, control characters (other than tab)
+// as \uXXXX, which TOML 1.0 requires, so that whatever the loader accepted it reads back
+// (found by fuzz_calibration: a device name holding U+0001).
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
+    if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      out += fmt::format("\\u{:04x}", u);
       continue;
     }
     out += c;
