@@ -29,12 +29,14 @@ std::optional<Problem> precheck(std::string_view t) {
   bool in_value = false;  // after a key's '=', until the value ends
   std::string open;       // brackets and braces open inside the value, innermost last
   bool line_blank = true; // nothing but whitespace so far on this line (outside a value)
+  char prev = '\n';       // the last character outside strings that is not a space or tab
   const auto problem = [&](std::size_t at, std::string message) {
     return Problem{line, at - line_start + 1, std::move(message)};
   };
   for (std::size_t i = 0; i < t.size();) {
     const char c = t[i];
     if (c == '\n') {
+      prev = '\n';
       ++line, line_start = ++i;
       if (open.empty()) in_value = false;
       line_blank = !in_value;
@@ -44,7 +46,9 @@ std::optional<Problem> precheck(std::string_view t) {
       while (i < t.size() && t[i] != '\n') ++i;
       continue;
     }
-    if (c == '"' || c == '\'') {
+    // A quote opens a string only where a key or a value starts; inside a bare token
+    // (`1+'x`) toml++ reads it as part of the token, so what follows is checked as such.
+    if ((c == '"' || c == '\'') && std::string_view("\n=[{,.").find(prev) != std::string_view::npos) {
       const bool multi = t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
       std::size_t j = i + (multi ? 3 : 1);
       for (; j < t.size(); ++j) {
@@ -67,6 +71,7 @@ std::optional<Problem> precheck(std::string_view t) {
       }
       i = j;
       line_blank = false;
+      prev = c;
       continue;
     }
     if (static_cast<unsigned char>(c) >= 0x80)
@@ -88,7 +93,7 @@ std::optional<Problem> precheck(std::string_view t) {
       if (j < t.size() && !bare_key_char(t[j]) && t[j] != '"' && t[j] != '\'' && t[j] != ']')
         return problem(j, "a table header must start with a key: [name] or [[name]]");
     }
-    if (c != ' ' && c != '\t' && c != '\r') line_blank = false;
+    if (c != ' ' && c != '\t' && c != '\r') line_blank = false, prev = c;
     ++i;
   }
   return std::nullopt;
