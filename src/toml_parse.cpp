@@ -30,6 +30,7 @@ std::optional<Problem> precheck(std::string_view t) {
   std::string open;       // brackets and braces open inside the value, innermost last
   bool line_blank = true; // nothing but whitespace so far on this line (outside a value)
   char prev = '\n';       // the last character outside strings that is not a space or tab
+  bool token = false;     // inside a bare value (number, date, boolean, or junk)
   const auto problem = [&](std::size_t at, std::string message) {
     return Problem{line, at - line_start + 1, std::move(message)};
   };
@@ -38,6 +39,7 @@ std::optional<Problem> precheck(std::string_view t) {
     if (c == '\n') {
       prev = '\n';
       ++line, line_start = ++i;
+      token = false;
       if (open.empty()) in_value = false;
       line_blank = !in_value;
       continue;
@@ -46,8 +48,17 @@ std::optional<Problem> precheck(std::string_view t) {
       while (i < t.size() && t[i] != '\n') ++i;
       continue;
     }
-    // A quote opens a string only where a key or a value starts; inside a bare token
-    // (`1+'x`) toml++ reads it as part of the token, so what follows is checked as such.
+    // A bare value runs to a value terminator; toml++ reads every character of it (quotes,
+    // brackets and dots included, `0"[:"...`), so nothing inside it opens a string.
+    if (token && std::string_view(" \t\r,]}#").find(c) != std::string_view::npos) token = false;
+    if (!token && in_value && std::string_view(" \t\r[{]},#=\"'").find(c) == std::string_view::npos) token = true;
+    if (token) {
+      if (static_cast<unsigned char>(c) >= 0x80)
+        return problem(i, "a character outside ASCII in a value outside quotes; quote the value");
+      prev = c, line_blank = false, ++i;
+      continue;
+    }
+    // A quote opens a string only where a key or a value starts (`1+'x` is a bare value).
     if ((c == '"' || c == '\'') && std::string_view("\n=[{,.").find(prev) != std::string_view::npos) {
       const bool multi = t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
       std::size_t j = i + (multi ? 3 : 1);
