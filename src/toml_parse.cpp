@@ -60,7 +60,8 @@ std::optional<Problem> precheck(std::string_view t) {
     }
     // A quote opens a string only where a key or a value starts (`1+'x` is a bare value).
     if ((c == '"' || c == '\'') && std::string_view("\n=[{,.").find(prev) != std::string_view::npos) {
-      const bool multi = t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
+      // Multi-line strings are values only: a key `"""` is the empty key "" and a stray quote.
+      const bool multi = in_value && t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
       std::size_t j = i + (multi ? 3 : 1);
       for (; j < t.size(); ++j) {
         if (t[j] == '\n') {
