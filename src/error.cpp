@@ -119,16 +119,21 @@ bool valid_utf8(std::string_view text) {
   return true;
 }
 
-std::string printable(std::string_view text) {
+std::string well_formed_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t len = utf8_sequence(text, i);
-    const auto c = static_cast<unsigned char>(text[i]);
     if (len == 0) out += "\xef\xbf\xbd", ++i;
-    else if (c < 0x20 || c == 0x7f) out += ' ', ++i;
     else out.append(text.substr(i, len)), i += len;
   }
+  return out;
+}
+
+std::string printable(std::string_view text) {
+  std::string out = well_formed_utf8(text);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   return out;
 }
 

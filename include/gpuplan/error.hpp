@@ -40,6 +40,8 @@ std::string shown(std::string_view text, std::size_t max = 80);
 // forms, surrogates or code points above U+10FFFF), or 0 when the byte there starts none.
 std::size_t utf8_sequence(std::string_view text, std::size_t i);
 bool valid_utf8(std::string_view text);
+// The text with each byte that starts no well-formed sequence replaced by U+FFFD.
+std::string well_formed_utf8(std::string_view text);
 // Text for a terminal or a document line: ill-formed bytes become U+FFFD and control
 // characters (newlines, ESC) become spaces, so that a cell stays one cell and one line.
 std::string printable(std::string_view text);

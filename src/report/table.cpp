@@ -75,12 +75,7 @@ std::string render_markdown(const Table& t) {
 // RFC 4180: a field with a comma, a quote or a line break (CR or LF) is quoted. Ill-formed
 // UTF-8 becomes U+FFFD, as in JSON.
 std::string csv_field(const std::string& s) {
-  std::string text;
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t len = utf8_sequence(s, i);
-    if (len == 0) text += "\xef\xbf\xbd", ++i;
-    else text.append(s, i, len), i += len;
-  }
+  const std::string text = well_formed_utf8(s);
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
