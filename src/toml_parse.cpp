@@ -34,6 +34,18 @@ std::optional<Problem> precheck(std::string_view t) {
   const auto problem = [&](std::size_t at, std::string message) {
     return Problem{line, at - line_start + 1, std::move(message)};
   };
+  // TOML 1.0 permits no control character but tab, LF and CRLF anywhere, strings and
+  // comments included; a NUL inside a bare value reaches an assertion in toml++ 3.3.0
+  // (`sc= 1\0\0\0-----" 5 [`, found by fuzz_calibration).
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const auto u = static_cast<unsigned char>(t[i]);
+    if (u == '\n') ++line, line_start = i + 1;
+    if ((u < 0x20 && u != '\t' && u != '\n' && !(u == '\r' && i + 1 < t.size() && t[i + 1] == '\n')) || u == 0x7f)
+      return problem(i, fmt::format("control character U+{:04X}; TOML allows only tab and newlines (write it as \\u{:04X} "
+                                    "inside a quoted string)",
+                                    u, u));
+  }
+  line = 1, line_start = 0;
   for (std::size_t i = 0; i < t.size();) {
     const char c = t[i];
     if (c == '\n') {
