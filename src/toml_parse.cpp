@@ -81,6 +81,10 @@ std::optional<Problem> precheck(std::string_view t) {
           ++line, line_start = j + 1;
         } else if (c == '"' && t[j] == '\\') {
           ++j;
+          // An escape is ASCII; toml++ 3.3.0 asks its whitespace table about the character
+          // after a backslash, which is undefined for much of the non-ASCII range.
+          if (j < t.size() && static_cast<unsigned char>(t[j]) >= 0x80)
+            return problem(j - 1, "a backslash before a character outside ASCII is not a TOML escape (write \\\\ for a backslash)");
           if (j < t.size() && t[j] == '\n') ++line, line_start = j + 1;
         } else if (t[j] == c && (!multi || t.substr(j, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''"))) {
           if (multi) {
