@@ -33,6 +33,15 @@ std::string format_si(double value, const std::string& unit) {
   return fmt::format("{} {}", format_sig(value), unit);
 }
 
+std::string format_tonnes(double tonnes) {
+  const double mag = std::fabs(tonnes);
+  if (mag != 0 && mag < 0.9995) return fmt::format("{} kg", format_sig(tonnes * 1e3));
+  if (mag >= 1e9 * 0.9995) return fmt::format("{} Gt", format_sig(tonnes / 1e9));
+  if (mag >= 1e6 * 0.9995) return fmt::format("{} Mt", format_sig(tonnes / 1e6));
+  if (mag >= 1e3 * 0.9995) return fmt::format("{} kt", format_sig(tonnes / 1e3));
+  return fmt::format("{} t", format_sig(tonnes));
+}
+
 std::string format_iec(double bytes) {
   static constexpr std::array<const char*, 6> names{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = bytes;

@@ -10,6 +10,7 @@
 #include "gpuplan/analysis/inference.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
 #include "gpuplan/quantity.hpp"
 
 namespace gpuplan {
@@ -79,6 +80,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.tp_overlap = s.tp_overlap;
   st.ep_overlap = s.ep_overlap;
   j.facility = resolve_facility(s, catalog, j.device);
+  if (!s.scale_out.empty()) j.device.scale_out = j.facility.scale_out;  // the step's collectives use it too
   resolve_calibration(s, j);
   if (s.efficiency_scale != 1) {
     Efficiency& e = j.step.eff;
@@ -215,13 +217,17 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
   st.pue = std::max(1.0, (s.pue ? *s.pue : site.number("pue")) * s.pue_scale);
   st.electricity = usd_per_joule(site.number("usd_per_kwh") / 3.6e6);  // the catalog keeps USD per kWh
   st.gco2_per_kwh = site.number("grid_gco2_per_kwh");
-  st.rack_power = watts(site.number("rack_power_w"));
+  st.rack_power = watts(s.rack_power ? *s.rack_power : site.number("rack_power_w"));
+  st.rack_units = s.rack_units > 0 ? s.rack_units : static_cast<int>(site.number("rack_units"));
   st.facility_usd_per_kw_month = s.facility_cost ? *s.facility_cost : site.number("facility_usd_per_kw_month");
   const std::string site_origin = record_origin(site);
   f.assumptions.push_back(assume("PUE", st.pue, "", s.pue ? "set: pue" : site_origin));
   f.assumptions.push_back(assume("electricity price", st.electricity.value() * 3.6e6, "USD/kWh", site_origin));
   f.assumptions.push_back(assume("grid carbon intensity", st.gco2_per_kwh, "gCO2e/kWh", site_origin));
-  if (st.rack_power.value() > 0) f.assumptions.push_back(assume("rack power budget", st.rack_power.value(), "W", site_origin));
+  if (st.rack_power.value() > 0)
+    f.assumptions.push_back(assume("rack power budget", st.rack_power.value(), "W", s.rack_power ? "set: rack-power" : site_origin));
+  if (st.rack_units > 0)
+    f.assumptions.push_back(assume("rack height", st.rack_units, "U", s.rack_units > 0 ? "set: rack-units" : site_origin));
   if (st.facility_usd_per_kw_month > 0)
     f.assumptions.push_back(assume("facility cost", st.facility_usd_per_kw_month, "USD/kW-month",
                                    s.facility_cost ? "set: facility-cost" : site_origin));
@@ -231,8 +237,13 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
   for (const Record* r : catalog.list("servers"))
     if (r->text("accelerator") == d.id) { server = r; break; }
   if (server) {
+    f.node.id = server->id;
     f.node.devices = static_cast<int>(server->number("devices"));
     f.node.max_power = watts(server->number("max_power_w"));
+    f.node.rack_units = static_cast<int>(server->number("rack_units"));
+    f.node.nodes_per_rack = static_cast<int>(server->number("nodes_per_rack"));
+    f.node.rack_scale = server->flag("rack_scale");
+    f.node.liquid_cooled = server->flag("liquid_cooled");
     f.node.origin = record_origin(*server);
     f.node.estimate = server->flag("estimate");
   } else if (d.tdp.value() > 0) {
@@ -250,16 +261,41 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
                                  f.power_fraction == default_power_fraction
                                      ? "default: Newkirk et al. 2025 (arXiv 2506.14551), H100 nodes training at 76% of 10.2 kW"
                                      : "set: power-fraction"));
+  // A limit the user set must hold one node; the site's own budget only warns (cluster_of).
+  if (s.rack_power && f.node.max_power.value() > *s.rack_power)
+    fail(Exit::usage, fmt::format("--rack-power {} is less than one node ({} draws {}); give at least {}",
+                                  format_si(*s.rack_power, "W"), f.node.id.empty() ? d.id : f.node.id,
+                                  format_si(f.node.max_power.value(), "W"), format_si(f.node.max_power.value(), "W")));
+  if (s.rack_units > 0 && f.node.rack_units > s.rack_units)
+    fail(Exit::usage, fmt::format("--rack-units {} is less than one node ({} is {}U); give at least {}", s.rack_units,
+                                  f.node.id, f.node.rack_units, f.node.rack_units));
+
+  // Scale-out NICs per node: the server record's per-device count, else the accelerator's
+  // per-node count scaled to this node (a GB200 tray of 4 GPUs has 4 NICs, so an NVL72 rack 72).
+  const double nics_per_device = server && server->has("nics_per_device")
+                                     ? server->number("nics_per_device")
+                                     : (d.nics_per_node > 0 ? double(d.nics_per_node) / std::max(1, d.devices_per_node) : 1.0);
+  f.nics_per_node = std::max(1, static_cast<int>(std::lround(nics_per_device * f.node.devices)));
   f.scale_out = d.scale_out;
-  f.nics_per_node = d.nics_per_node;
-  if (!d.scale_out.id.empty()) {
-    const Record& link = catalog.get("interconnects", d.scale_out.id);
-    if (d.scale_out.switch_power.value() > 0)
-      f.assumptions.push_back(assume("scale-out switch power", d.scale_out.switch_power.value(), "W", record_origin(link)));
+  if (!s.scale_out.empty()) {
+    const Record& r = catalog.get("interconnects", s.scale_out);
+    if (r.text("scope") != "scale-out")
+      fail(Exit::usage, fmt::format("--scale-out {} is a {} link; expected a scale-out fabric (gpuplan catalog list "
+                                    "interconnects: ib-ndr, ib-xdr, roce-400g, ...)",
+                                    r.id, r.text("scope")));
+    f.scale_out = link_by_id(catalog, r.id);
+  }
+  if (!f.scale_out.id.empty()) {
+    const Record& link = catalog.get("interconnects", f.scale_out.id);
+    if (!s.scale_out.empty()) f.assumptions.push_back(Assumption{"scale-out fabric", 0, link.id, "", "set: scale-out"});
+    if (f.scale_out.switch_radix > 0)
+      f.assumptions.push_back(assume("scale-out switch radix", f.scale_out.switch_radix, "ports", record_origin(link)));
+    if (f.scale_out.switch_power.value() > 0)
+      f.assumptions.push_back(assume("scale-out switch power", f.scale_out.switch_power.value(), "W", record_origin(link)));
     else
       f.warnings.push_back(fmt::format("no switch power for {} in the catalog: fabric power not counted", link.id));
-    if (d.scale_out.port_usd > 0)
-      f.assumptions.push_back(assume("scale-out port price", d.scale_out.port_usd, "USD/port", record_origin(link)));
+    if (f.scale_out.port_usd > 0)
+      f.assumptions.push_back(assume("scale-out port price", f.scale_out.port_usd, "USD/port", record_origin(link)));
     else
       f.assumptions.push_back(Assumption{"network capital", 0, "not included", "",
                                          fmt::format("no sourced port price (port_usd) for {} in the catalog", link.id)});

@@ -100,8 +100,143 @@ TEST_CASE("Fat-tree switch counts match the DGX SuperPOD B200 reference architec
   CHECK(b.bisection.value() == Approx(1024 * 50e9 / 2));
   // One node needs no scale-out fabric; 2:1 oversubscription halves the spines.
   CHECK(tree(8).tiers == 0);
+  // 2:1 leaves give 42 ports down and 22 up; rail-optimised, each of the 8 rails needs
+  // ceil(128 / 42) = 4 leaves (32), and the spines carry 32 x 22 ports: ceil(704 / 64) = 11.
   Fabric o = fat_tree(FabricInput{128, 8, 64, 2, bytes_per_s(50e9), watts(0)});
-  CHECK((o.leaf == 25 && o.spine == 9));  // 42 ports down, 22 up: ceil(1024/42), ceil(25 x 22 / 64)
+  CHECK((o.tiers == 2 && o.leaf == 32 && o.spine == 11));
+  CHECK(o.bisection.value() == Approx(1024 * 50e9 / 2 / 2));
+}
+
+TEST_CASE("Fat-tree counts match the DGX SuperPOD H100 and B300-XDR reference architectures") {
+  // NVIDIA DGX SuperPOD H100 RA (RA-11333-001), Table 4, compute fabric (64-port NDR, 8 rails):
+  // 1 SU = 31 nodes -> 8 leaf + 4 spine; 2 SU = 63 -> 16 + 8; 4 SU = 127 -> 32 + 16. (3 SU = 95
+  // nodes lists 16 spines where 24 leaves need 12: the RA provisions the 4-SU spine early.)
+  auto h100 = [](long nodes) { return fat_tree(FabricInput{nodes, 8, 64, 1, bytes_per_s(50e9), watts(0)}); };
+  const Fabric su1 = h100(31), su2 = h100(63), su3 = h100(95), su4 = h100(127);
+  CHECK((su1.tiers == 2 && su1.leaf == 8 && su1.spine == 4));
+  CHECK((su2.leaf == 16 && su2.spine == 8));
+  CHECK((su3.leaf == 24 && su3.spine == 12));
+  CHECK((su4.leaf == 32 && su4.spine == 16 && su4.core == 0));
+  // A partial scalable unit still needs a leaf per rail: 20 nodes -> 8 leaves, not ceil(160 / 32) = 5.
+  CHECK(h100(20).leaf == 8);
+  // DGX SuperPOD B300-XDR RA Table 3 (Quantum-X800, 144 ports): 1 SU = 72 nodes -> 8 leaf + 4
+  // spine; 8 SU = 576 nodes -> 64 leaf + 36 spine (the rule gives 32: the RA adds spines, as above).
+  auto b300 = [](long nodes) { return fat_tree(FabricInput{nodes, 8, 144, 1, bytes_per_s(100e9), watts(0)}); };
+  CHECK((b300(72).leaf == 8 && b300(72).spine == 4));
+  CHECK((b300(576).tiers == 2 && b300(576).leaf == 64 && b300(576).spine == 32));
+}
+
+TEST_CASE("Fat-tree tiers follow the switch radix and flag trees deeper than three") {
+  // Three tiers of 64-port switches hold 32 x 64 x 32 = 65,536 ports (k^3/4, Al-Fares et al.).
+  const Fabric ok = fat_tree(FabricInput{8192, 8, 64, 1, bytes_per_s(50e9), watts(350)});
+  CHECK((ok.tiers == 3 && ok.fits && ok.max_endpoints == 65536));
+  CHECK((ok.leaf == 2048 && ok.spine == 2048 && ok.core == 1024));
+  CHECK(ok.power.value() == Approx(350.0 * (2048 + 2048 + 1024)));
+  // 100,000 H100 (12,500 nodes of 8) on the same switches need a fourth tier: 3,128 leaves,
+  // two middle tiers of 3,128 and 1,564 at the top; flagged, still counted.
+  const Fabric big = fat_tree(FabricInput{12500, 8, 64, 1, bytes_per_s(50e9), watts(0)});
+  CHECK((big.tiers == 4 && !big.fits));
+  CHECK((big.leaf == 3128 && big.spine == 6256 && big.core == 1564));
+  // 144-port switches hold them in three: 8 x ceil(12,500 / 72) = 1,392 leaves.
+  const Fabric xdr = fat_tree(FabricInput{12500, 8, 144, 1, bytes_per_s(100e9), watts(0)});
+  CHECK((xdr.tiers == 3 && xdr.fits && xdr.leaf == 1392 && xdr.core == 696));
+  // Two nodes on one switch; a radix of 2 still terminates.
+  CHECK(fat_tree(FabricInput{2, 8, 64, 1, bytes_per_s(50e9), watts(0)}).tiers == 1);
+  CHECK(fat_tree(FabricInput{1000, 1, 2, 1, bytes_per_s(50e9), watts(0)}).tiers == 64);
+}
+
+TEST_CASE("Racks are limited by power, rack units and the vendor's packaging") {
+  PowerInput in;
+  in.nodes = 127;
+  in.node.max_power = watts(10200);
+  in.node.rack_units = 8;  // DGX H100
+  in.rack_power = watts(130000);
+  in.rack_units = 42;
+  Power p = cluster_power(in);
+  CHECK((p.nodes_per_rack == 5 && p.rack_limit == RackLimit::units));  // floor(42 / 8), not floor(130 / 10.2) = 12
+  CHECK(p.racks == 26);                                                // ceil(127 / 5)
+  in.rack_power = watts(40000);
+  p = cluster_power(in);
+  CHECK((p.nodes_per_rack == 3 && p.rack_limit == RackLimit::power && p.racks == 43));
+  CHECK(!p.node_over_budget);
+  // A GB200 NVL72 is a rack: one per rack whatever the budget, and flagged above 40 kW.
+  in.nodes = 8;
+  in.node.max_power = watts(120000);
+  in.node.rack_units = 0;
+  in.node.rack_scale = true;
+  p = cluster_power(in);
+  CHECK((p.nodes_per_rack == 1 && p.racks == 8 && p.rack_limit == RackLimit::rack_scale && p.node_over_budget));
+  // A Cray EX cabinet holds 128 nodes (64 blades of 2; Glenn Klockwood, "Cray EX"): Frontier's
+  // 9,408 nodes fill 74 cabinets (ORNL), when no power budget is tighter.
+  in.nodes = 9408;
+  in.node = NodeSpec{};
+  in.node.max_power = watts(2000);
+  in.node.nodes_per_rack = 128;
+  in.rack_power = watts(0);
+  in.rack_units = 0;
+  p = cluster_power(in);
+  CHECK((p.nodes_per_rack == 128 && p.racks == 74 && p.rack_limit == RackLimit::packaging));
+}
+
+TEST_CASE("A GB200 NVL72 scalable unit from the catalog: 8 racks and a NIC per GPU") {
+  // NVIDIA DGX SuperPOD GB200 RA: one SU is 8 NVL72 racks (576 GPUs) at 1.2 MW TDP; every GPU
+  // has its own ConnectX-7 (MLPerf v6.1 Crusoe GB200-NVL72 system description: 4 per tray of 4).
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  s.site = "hyperscale";
+  Device d = resolve_device(c, "gb200");
+  Facility f = resolve_facility(s, c, d);
+  CHECK((f.node.devices == 72 && f.node.rack_scale && f.node.liquid_cooled));
+  CHECK(f.nics_per_node == 72);
+  FabricInput fi{8, f.nics_per_node, f.scale_out.switch_radix, 1, f.scale_out.bw_per_direction, f.scale_out.switch_power};
+  CHECK(fat_tree(fi).nics == 576);
+  PowerInput pi;
+  pi.nodes = 8;
+  pi.node = f.node;
+  pi.rack_power = f.site.rack_power;
+  pi.rack_units = f.site.rack_units;
+  Power p = cluster_power(pi);
+  CHECK(p.racks == 8);
+  // 8 x ~120 kW of compute racks against the SU's 1.2 MW, which also covers its switch and
+  // management racks: within 25%.
+  CHECK(p.it_peak.value() == Approx(1.2e6).epsilon(0.25));
+}
+
+TEST_CASE("Buy versus cloud breaks even when the capital is repaid by the monthly saving") {
+  OwnedInput in;
+  in.devices = 8;
+  in.capex_per_device = usd(30000);
+  in.years = 4;
+  in.utilisation = 1;
+  in.facility_avg = watts(10000);
+  in.electricity = usd_per_joule(0.1 / 3.6e6);
+  const OwnedCost c = owned_cost(in);
+  // Rent: 8 x $2/h x 730 h = $11,680 a month; running: 10 kW x 730 h x $0.10 = $730 a month;
+  // capital $240,000 / ($11,680 - $730) = 21.9 months.
+  const auto m = break_even_months(c, in, usd_per_s(2.0 / hour));
+  REQUIRE(m);
+  CHECK(*m == Approx(240000 / (8 * 2 * 730.0 - 10 * 730 * 0.1)));
+  // At half use the rent halves and the owned electricity too: 240,000 / (5,840 - 365).
+  in.utilisation = 0.5;
+  CHECK(*break_even_months(owned_cost(in), in, usd_per_s(2.0 / hour)) == Approx(240000 / (5840 - 365.0)));
+  // Renting below the running cost never breaks even.
+  CHECK(!break_even_months(c, in, usd_per_s(0.01 / hour)));
+}
+
+TEST_CASE("Rack and fabric settings refuse what cannot hold one node") {
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  s.rack_power = 5000;  // a DGX H100 is 10.2 kW
+  Device d = resolve_device(c, "h100-sxm");
+  CHECK_THROWS_WITH(resolve_facility(s, c, d), Catch::Matchers::Contains("--rack-power 5.00 kW is less than one node"));
+  s.rack_power.reset();
+  s.rack_units = 4;  // 8U
+  CHECK_THROWS_WITH(resolve_facility(s, c, d), Catch::Matchers::Contains("--rack-units 4 is less than one node"));
+  s.rack_units = 0;
+  s.scale_out = "nvlink4";
+  CHECK_THROWS_WITH(resolve_facility(s, c, d), Catch::Matchers::Contains("expected a scale-out fabric"));
+  s.scale_out = "ib-xdr";
+  CHECK(resolve_facility(s, c, d).scale_out.switch_radix == 144);
 }
 
 TEST_CASE("Owned cost amortises capital and counts electricity only while working") {

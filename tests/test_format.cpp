@@ -29,6 +29,14 @@ TEST_CASE("SI for rates and IEC for capacity", "[format]") {
   CHECK(format_duration(36 * 3600) == "36.0 h");
 }
 
+TEST_CASE("tonnes print as kg t kt Mt and never as mt") {
+  CHECK(format_tonnes(0.0178) == "17.8 kg");
+  CHECK(format_tonnes(17.8) == "17.8 t");
+  CHECK(format_tonnes(352000) == "352 kt");
+  CHECK(format_tonnes(2.5e6) == "2.50 Mt");
+  CHECK(format_tonnes(0) == "0 t");
+}
+
 TEST_CASE("exact numbers for machines", "[format]") {
   CHECK(format_exact(80000000000.0) == "80000000000");
   CHECK(format_exact(0.1) == "0.1");

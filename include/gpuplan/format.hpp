@@ -9,6 +9,8 @@ namespace gpuplan {
 std::string format_sig(double value, int digits = 3);
 // SI prefix and unit: format_si(3.35e12, "B/s") == "3.35 TB/s".
 std::string format_si(double value, const std::string& unit);
+// A mass in metric tonnes: "352 kt", "17.8 t", "850 kg" (never "mt", which reads as metric tons).
+std::string format_tonnes(double tonnes);
 // IEC prefix for capacities: format_iec(80e9) == "74.5 GiB".
 std::string format_iec(double bytes);
 // Durations: 90 s, 36.0 h, 12.3 d, 4.2 w, 1.5 y.

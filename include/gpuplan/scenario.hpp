@@ -78,6 +78,9 @@ struct Scenario {
   double epochs = 1;
   double bytes_per_token = default_raw_bytes_per_token;
   double oversubscription = 1;
+  std::string scale_out;            // scale-out fabric id; empty: the accelerator's
+  std::optional<double> rack_power;  // W per rack; unset: the site's
+  int rack_units = 0;                // U per rack; 0: the site's
   std::vector<std::string> notes;  // how settings were interpreted, for --explain
   std::vector<std::string> given;  // settings applied, in order (origins of assumptions)
   bool has(const std::string& name) const;

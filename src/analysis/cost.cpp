@@ -20,4 +20,13 @@ OwnedCost owned_cost(const OwnedInput& in) {
   return c;
 }
 
+std::optional<double> break_even_months(const OwnedCost& c, const OwnedInput& in, UsdRate cloud_per_device) {
+  constexpr double month_s = 365.0 / 12 * 86400;
+  if (in.years <= 0 || in.devices <= 0) return std::nullopt;
+  const double rent = cloud_per_device.value() * in.devices * in.utilisation * month_s;
+  const double running = (c.electricity + c.facility + c.staff).value() / (in.years * 12);
+  if (rent <= running) return std::nullopt;
+  return c.capital.value() / (rent - running);
+}
+
 }  // namespace gpuplan

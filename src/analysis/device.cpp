@@ -14,9 +14,14 @@ constexpr const char* dtype_fields[] = {"fp32_flops_per_s", "tf32_flops_per_s", 
                                         "int8_ops_per_s",   "int4_ops_per_s"};
 
 Link resolve_link(const Catalog& c, const Record& acc, const char* field) {
+  if (!acc.has(field)) return Link{};
+  return link_by_id(c, acc.text(field));
+}
+}  // namespace
+
+Link link_by_id(const Catalog& c, const std::string& id) {
   Link l;
-  if (!acc.has(field)) return l;
-  const Record& r = c.get("interconnects", acc.text(field));
+  const Record& r = c.get("interconnects", id);
   l.id = r.id;
   l.bw_per_direction = bytes_per_s(r.number("bw_per_direction_bytes_per_s"));
   l.latency = seconds(r.number("latency_s"));
@@ -25,7 +30,6 @@ Link resolve_link(const Catalog& c, const Record& acc, const char* field) {
   l.port_usd = r.number("port_usd");
   return l;
 }
-}  // namespace
 
 DType parse_dtype(const std::string& s) {
   for (int i = 0; i < 8; ++i)

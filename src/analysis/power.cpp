@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gpuplan {
 namespace {
@@ -28,25 +29,52 @@ Fabric fat_tree(const FabricInput& in) {
   }
   const double k = in.radix;
   const double r = std::max(1.0, in.oversubscription);
-  const double down = std::floor(k * r / (1 + r));  // leaf ports facing nodes
+  const double down = std::max(1.0, std::floor(k * r / (1 + r)));  // leaf ports facing nodes
   const double up = k - down;
   const double e = static_cast<double>(f.nics);
+  f.max_endpoints = down * k * (k / 2);
+  f.bisection = in.port_bw * (e / 2 / r);
   if (e <= k) {
     f.tiers = 1;
     f.leaf = 1;
-  } else if (e <= down * k) {  // every spine reaches every leaf
-    f.tiers = 2;
-    f.leaf = ceil_div(e, down, "leaf switches");
-    f.spine = ceil_div(static_cast<double>(f.leaf) * up, k, "spine switches");
   } else {
-    f.tiers = 3;
-    f.leaf = ceil_div(e, down, "leaf switches");
-    f.spine = ceil_div(static_cast<double>(f.leaf) * up, k / 2, "spine switches");  // aggregation: half down, half up
-    f.core = ceil_div(static_cast<double>(f.spine) * (k / 2), k, "core switches");
+    // Rail-optimised: each of a node's NICs is on its own rail, and each rail has its own
+    // leaves of `down` nodes, so a partial group still needs a leaf per rail.
+    const double rails = std::max(1, in.nics_per_node);
+    const double leaves = rails * std::ceil(static_cast<double>(in.nodes) / down);
+    // Tiers: two while every spine reaches every leaf (k leaves), then each tier multiplies
+    // the leaves it can reach by k/2 (its switches give half their ports down).
+    f.tiers = 2;
+    for (double reach = k; leaves > reach && f.tiers < 64; reach *= k / 2) ++f.tiers;  // radix 2 never grows
+    f.fits = f.tiers <= 3;
+    f.leaf = checked_count(leaves, "leaf switches");
+    if (f.tiers == 2) {
+      f.spine = ceil_div(leaves * up, k, "spine switches");
+    } else {
+      // Middle tiers (spine, and above three tiers the further ones, counted with the spine)
+      // split half down, half up; the top tier gives all k ports down.
+      double below = leaves, ports_up = up;
+      for (int tier = 2; tier < f.tiers; ++tier) {
+        const double n = std::ceil(below * ports_up / (k / 2));
+        f.spine += checked_count(n, "spine switches");
+        below = n, ports_up = k / 2;
+      }
+      f.core = ceil_div(below * (k / 2), k, "core switches");
+    }
   }
-  f.bisection = in.port_bw * (e / 2 / r);
   f.power = in.switch_power * static_cast<double>(f.switches());
   return f;
+}
+
+std::string_view rack_limit_name(RackLimit l) {
+  switch (l) {
+    case RackLimit::power: return "power budget";
+    case RackLimit::units: return "rack units";
+    case RackLimit::packaging: return "the vendor's cabinet";
+    case RackLimit::rack_scale: return "a rack-scale system";
+    case RackLimit::none: break;
+  }
+  return "none";
 }
 
 Power cluster_power(const PowerInput& in) {
@@ -57,8 +85,25 @@ Power cluster_power(const PowerInput& in) {
   p.it_avg = nodes * in.avg_fraction + in.fabric + in.storage;
   p.facility_peak = p.it_peak * in.pue;
   p.facility_avg = p.it_avg * in.pue;
-  if (in.rack_power.value() > 0 && in.node.max_power.value() > 0) {
-    p.nodes_per_rack = static_cast<int>(std::max(1L, checked_count(in.rack_power / in.node.max_power, "nodes per rack", false, 1e6)));
+  const double node_w = in.node.max_power.value();
+  p.node_over_budget = in.rack_power.value() > 0 && node_w > in.rack_power.value();
+  p.node_too_tall = in.rack_units > 0 && in.node.rack_units > in.rack_units;
+  // Nodes per rack: the tightest of the power budget, the rack's height and the vendor's
+  // packaging; a rack-scale system is a rack. A node that alone exceeds a limit still takes
+  // a rack of its own (and a warning).
+  double per_rack = std::numeric_limits<double>::infinity();
+  const auto limit = [&](double n, RackLimit why) {
+    if (n < per_rack) per_rack = n, p.rack_limit = why;
+  };
+  if (in.node.rack_scale) {
+    limit(1, RackLimit::rack_scale);
+  } else {
+    if (in.node.nodes_per_rack > 0) limit(in.node.nodes_per_rack, RackLimit::packaging);
+    if (in.rack_power.value() > 0 && node_w > 0) limit(std::floor(in.rack_power.value() / node_w), RackLimit::power);
+    if (in.rack_units > 0 && in.node.rack_units > 0) limit(std::floor(double(in.rack_units) / in.node.rack_units), RackLimit::units);
+  }
+  if (p.rack_limit != RackLimit::none) {
+    p.nodes_per_rack = static_cast<int>(std::max(1L, checked_count(per_rack, "nodes per rack", false, 1e6)));
     p.racks = ceil_div(static_cast<double>(in.nodes), p.nodes_per_rack, "racks");
   }
   return p;

@@ -78,6 +78,7 @@ constexpr std::array site_fields{
     F{"usd_per_kwh", T::number, Q::money_per_kwh, true, 1e-3, 2, {}, "electricity price"},
     F{"grid_gco2_per_kwh", T::number, Q::real, true, 0, 2000, {}, "grid carbon intensity, g CO2e per kWh"},
     F{"rack_power_w", T::number, Q::power, false, 1000, 1e6, {}, "power budget per rack"},
+    F{"rack_units", T::integer, Q::count, false, 1, 60, {}, "usable rack units per rack"},
     F{"facility_usd_per_kw_month", T::number, Q::money, false, 0, 10000, {}, "colocation/facility cost per kW of IT per month"},
 };
 
@@ -98,6 +99,10 @@ constexpr std::array server_fields{
     F{"devices", T::integer, Q::count, true, 1, 1000, {}, "accelerators per server"},
     F{"max_power_w", T::number, Q::power, true, 100, 2e5, {}, "nameplate maximum power"},
     F{"rack_units", T::integer, Q::count, false, 1, 60, {}, "height in rack units"},
+    F{"nics_per_device", T::number, Q::real, false, 0.125, 16, {}, "scale-out NICs per accelerator (1: one per GPU, rail-optimised)"},
+    F{"nodes_per_rack", T::integer, Q::count, false, 1, 1000, {}, "nodes per rack or cabinet in the vendor's packaging (Cray EX: 128)"},
+    F{"rack_scale", T::boolean, Q::real, false, 0, 0, {}, "the server is a whole rack (GB200 NVL72): one per rack"},
+    F{"liquid_cooled", T::boolean, Q::real, false, 0, 0, {}, "needs direct liquid cooling"},
     F{"usd", T::number, Q::money, false, 1000, 1e8, {}, "purchase price of the server"},
     F{"as_of", T::text, Q::real, false, 0, 0, {}, "date of the price"},
 };

@@ -12,13 +12,19 @@ ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long sto
   c.nodes = (gpus + f.node.devices - 1) / f.node.devices;
   FabricInput fi;
   fi.nodes = c.nodes;
-  const int per_node = f.nics_per_node > 0 ? f.nics_per_node : f.node.devices;
-  fi.nics_per_node = std::max(1, gpus >= f.node.devices ? per_node : std::min(per_node, gpus));
+  fi.nics_per_node = std::max(1, gpus >= f.node.devices ? f.nics_per_node : std::min(f.nics_per_node, gpus));
   fi.radix = f.scale_out.switch_radix;
   fi.oversubscription = s.oversubscription;
   fi.port_bw = f.scale_out.bw_per_direction;
   fi.switch_power = f.scale_out.switch_power;
   c.fabric = fat_tree(fi);
+  if (!c.fabric.fits)
+    c.warnings.push_back(fmt::format(
+        "{} scale-out ports need a {}-tier fat tree of {}-port {} switches, beyond the 3 tiers of a standard design (which "
+        "hold at most {:.0f} at oversubscription {}): use a higher-radix fabric (--scale-out), --oversubscription, or "
+        "split the cluster",
+        c.fabric.nics, c.fabric.tiers, f.scale_out.switch_radix, f.scale_out.id, c.fabric.max_endpoints,
+        format_sig(s.oversubscription)));
   c.storage_units = f.storage ? storage_units : 0;
   if (f.storage) c.storage_power = f.storage->power * static_cast<double>(storage_units);
   if (f.node.max_power.value() > 0) {
@@ -30,7 +36,16 @@ ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long sto
     pi.storage = c.storage_power;
     pi.pue = f.site.pue;
     pi.rack_power = f.site.rack_power;
+    pi.rack_units = f.site.rack_units;
     c.power = cluster_power(pi);
+    const std::string node = f.node.id.empty() ? "one node" : "one " + f.node.id;
+    if (c.power->node_over_budget)
+      c.warnings.push_back(fmt::format("{} draws {}, more than the {} rack budget of site {}: each needs a rack rated for at "
+                                       "least {} (--site hyperscale, or --rack-power)",
+                                       node, format_si(f.node.max_power.value(), "W"), format_si(f.site.rack_power.value(), "W"),
+                                       f.site.id, format_si(f.node.max_power.value(), "W")));
+    if (c.power->node_too_tall)
+      c.warnings.push_back(fmt::format("{} is {}U, taller than the site's {}U racks", node, f.node.rack_units, f.site.rack_units));
   }
   return c;
 }
@@ -59,15 +74,27 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
                                                 format_usd(f.site.electricity.value() * 3.6e6), format_sig(f.site.gco2_per_kwh))});
     t.add_row({"IT power (nameplate / average)", format_si(p.it_peak.value(), "W") + " / " + format_si(p.it_avg.value(), "W")});
     t.add_row({"facility power (peak / average)", format_si(p.facility_peak.value(), "W") + " / " + format_si(p.facility_avg.value(), "W")});
-    if (p.racks > 0)
-      t.add_row({"racks", fmt::format("{} ({} nodes of {} per {} rack)", p.racks, p.nodes_per_rack,
-                                      format_si(f.node.max_power.value(), "W"), format_si(f.site.rack_power.value(), "W"))});
+    b.power.set("rack_limit", p.racks > 0 ? Value(std::string(rack_limit_name(p.rack_limit))) : Value());
+    b.power.set("rack_kw", p.racks > 0 ? Value(f.node.max_power.value() * p.nodes_per_rack / 1e3) : Value());
+    b.power.set("liquid_cooled", f.node.liquid_cooled);
+    if (f.node.liquid_cooled)
+      t.add_row({"cooling", fmt::format("direct liquid cooling ({}): facility water to every rack", f.node.id)});
+    if (p.racks > 0) {
+      std::string budget;
+      if (f.site.rack_power.value() > 0) budget = format_si(f.site.rack_power.value(), "W");
+      if (f.site.rack_units > 0) budget += (budget.empty() ? "" : ", ") + fmt::format("{}U", f.site.rack_units);
+      const std::string node = f.node.rack_units > 0 ? fmt::format("{}, {}U", format_si(f.node.max_power.value(), "W"), f.node.rack_units)
+                                                     : format_si(f.node.max_power.value(), "W");
+      t.add_row({"racks", fmt::format("{} ({} node{} of {} per rack{}; limited by {})", p.racks, p.nodes_per_rack,
+                                      p.nodes_per_rack > 1 ? "s" : "", node, budget.empty() ? "" : " of " + budget,
+                                      rack_limit_name(p.rack_limit))});
+    }
     const Joules e = run_energy(p.facility_avg, span);
     b.energy_mwh = to_kwh(e) / 1e3;
     b.electricity_usd = (e * f.site.electricity).value();
     b.co2_t = co2_tonnes(e, f.site.gco2_per_kwh);
     t.add_row({"energy" + span_name, format_si(*b.energy_mwh * 1e6, "Wh")});
-    t.add_row({"carbon" + span_name, format_si(*b.co2_t, "t") + " CO2e"});
+    t.add_row({"carbon" + span_name, format_tonnes(*b.co2_t) + " CO2e"});
   } else {
     for (const char* k : {"it_kw", "it_kw_avg", "facility_mw_peak", "facility_mw_avg", "pue", "racks", "nodes_per_rack"})
       b.power.set(k, Value());
@@ -78,6 +105,9 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
   b.fabric.set("link", f.scale_out.id);
   b.fabric.set("nics", fb.nics);
   b.fabric.set("tiers", fb.tiers >= 0 ? Value(fb.tiers) : Value());
+  b.fabric.set("fits", fb.fits);
+  b.fabric.set("max_endpoints", fb.max_endpoints > 0 ? Value(fb.max_endpoints) : Value());
+  b.fabric.set("nics_per_node", f.nics_per_node);
   b.fabric.set("switches", fb.tiers >= 0 ? Value(fb.switches()) : Value());
   b.fabric.set("leaf", fb.leaf);
   b.fabric.set("spine", fb.spine);
@@ -87,9 +117,9 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
   b.fabric.set("power_w", fb.power.value());
   b.fabric.set("comm_fraction", run.comm_fraction >= 0 ? Value(run.comm_fraction) : Value());
   if (fb.tiers > 0)
-    t.add_row({"scale-out fabric", fmt::format("{} NICs of {}, {} switches in {} tier{} ({} leaf, {} spine, {} core)", fb.nics,
+    t.add_row({"scale-out fabric", fmt::format("{} NICs of {}, {} switches in {} tier{} ({} leaf, {} spine, {} core){}", fb.nics,
                                                f.scale_out.id, fb.switches(), fb.tiers, fb.tiers > 1 ? "s" : "", fb.leaf,
-                                               fb.spine, fb.core)});
+                                               fb.spine, fb.core, fb.fits ? "" : "; beyond 3 tiers")});
   else if (fb.tiers == 0)
     t.add_row({"scale-out fabric", "none (one node)"});
   else
@@ -97,7 +127,7 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
 
   b.cost = Value::object();
   const double device_s = run.gpus * span.value();
-  std::optional<double> cloud, owned_run, owned_tco, idle;
+  std::optional<double> cloud, owned_run, owned_tco, owned_year, idle, cloud_life, break_even;
   // Renting storage too, when the chosen system has a monthly price (object storage).
   std::optional<double> storage_rent;
   if (f.storage && f.storage->usd_per_tb_month > 0 && run.storage_bytes > 0)
@@ -122,12 +152,20 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
     OwnedCost oc = owned_cost(oi);
     owned_run = owned_run_cost(oc, span).value();
     owned_tco = oc.tco.value();
+    owned_year = oc.tco.value() / s.years;
     idle = oc.idle_device_hour.value();
+    if (f.cloud) break_even = break_even_months(oc, oi, usd_per_s(f.cloud->value));
     b.cost.set("capital", oc.capital.value());
   }
+  // Cloud over the same life, for the working share of it (what owning is compared with).
+  if (f.cloud) cloud_life = cloud_cost(usd_per_s(f.cloud->value), run.gpus * s.years * 365 * 86400 * s.utilisation).value();
   b.cost.set("cloud", cloud);
   b.cost.set("owned_run", owned_run);
   b.cost.set("owned_tco", owned_tco);
+  b.cost.set("owned_per_year", owned_year);
+  b.cost.set("cloud_lifetime", cloud_life);
+  b.cost.set("lifetime_years", s.years);
+  b.cost.set("break_even_months", break_even);
   b.cost.set("electricity", b.electricity_usd);
   b.cost.set("idle_gpu_hour", idle);
   b.cost.set("cloud_storage", storage_rent);
@@ -141,12 +179,23 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
   };
   auto owned_rows = [&] {
     if (!owned_run) return;
-    t.add_row({"owned: run's share" + span_name, format_usd(*owned_run)});
-    t.add_row({fmt::format("owned: cost of ownership ({} years)", format_sig(s.years)), format_usd(*owned_tco)});
+    if (!per_year) t.add_row({"owned: run's share", format_usd(*owned_run)});
     t.add_row({"owned: idle device-hour", format_usd(*idle)});
   };
   if (s.buy) owned_rows(), cloud_row();
   else cloud_row(), owned_rows();
+  // The whole life side by side, one label each: per year and over the amortisation life.
+  if (owned_tco) {
+    const std::string life = fmt::format("{} years", format_sig(s.years));
+    t.add_row({"owned: per year / over " + life, format_usd(*owned_year) + " / " + format_usd(*owned_tco)});
+    if (cloud_life)
+      t.add_row({"cloud: per year / over " + life + fmt::format(" at {:.0f}% use", s.utilisation * 100),
+                 format_usd(*cloud_life / s.years) + " / " + format_usd(*cloud_life)});
+    if (f.cloud)
+      t.add_row({"buy vs cloud break-even",
+                 break_even ? fmt::format("{:.1f} months{}", *break_even, *break_even > s.years * 12 ? " (beyond the " + life + ")" : "")
+                            : std::string("never: renting costs less than running the owned cluster")});
+  }
   return b;
 }
 

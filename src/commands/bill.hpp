@@ -17,6 +17,7 @@ struct ClusterPower {
   std::optional<Power> power;  // absent when the device has no power figure
   long storage_units = 0;
   Watts storage_power = watts(0);
+  std::vector<std::string> warnings;  // what cannot be built as asked (racks, fabric, cooling)
 };
 ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long storage_units);
 

@@ -170,6 +170,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
 
   // Cost and energy per million output tokens, from the bill of the devices in use.
   const ClusterPower cp = cluster_of(j.facility, s, gpus, 0);
+  warnings.insert(warnings.end(), cp.warnings.begin(), cp.warnings.end());
   const Bill bill = make_bill(j.facility, s, cp, RunFacts{gpus, seconds(3600), -1});
   std::optional<double> usd_per_hour;
   const Value* cloud = bill.cost.find("cloud");

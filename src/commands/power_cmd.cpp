@@ -26,14 +26,16 @@ Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("co2_t_per_year", b.co2_t);
   v.set("cost_usd_per_year", b.cost);
   v.set("assumptions", assumptions_json(f.assumptions));
-  v.set("warnings", warnings_json(f.warnings));
+  std::vector<std::string> warnings = f.warnings;
+  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
+  v.set("warnings", warnings_json(warnings));
   Document doc;
   doc.data = v;
   Table t = b.table;
   t.title = fmt::format("{} x {} ({} nodes of {} at {}{})", s.gpus, d.id, c.nodes, f.node.devices,
                         format_si(f.node.max_power.value(), "W"), f.node.estimate ? ", estimated" : "");
   doc.tables.push_back(t);
-  doc.warnings = f.warnings;
+  doc.warnings = warnings;
   if (o.explain)
     for (const auto& a : f.assumptions)
       doc.lines.push_back(assumption_line(a));

@@ -161,6 +161,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   warnings.insert(warnings.end(), fac.warnings.begin(), fac.warnings.end());
   warnings.insert(warnings.end(), ans.warnings.begin(), ans.warnings.end());
   const ClusterPower cp = cluster_of(fac, s, gpus, sr.units);
+  warnings.insert(warnings.end(), cp.warnings.begin(), cp.warnings.end());
   const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, ans.wall, ans.comm_fraction, sr.capacity_needed.value()});
 
   Document doc;
@@ -235,7 +236,7 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   if (j.device.tdp.value() > 0)
     bt.add_row({"energy, GPUs at TDP only (model cards)",
                 format_si(out.find("energy_gpu_tdp_mwh")->as_number() * 1e6, "Wh") + ", " +
-                    format_si(out.find("co2_gpu_tdp_t")->as_number(), "t") + " CO2e"});
+                    format_tonnes(out.find("co2_gpu_tdp_t")->as_number()) + " CO2e"});
   bt.add_row({"dataset (raw / tokenised)", format_si(sr.dataset_raw.value(), "B") + " / " + format_si(sr.dataset_tokenized.value(), "B")});
   bt.add_row({"read rate to keep devices fed", format_si(sr.read.value(), "B/s")});
   std::string ckpt = format_si(si.checkpoint.value(), "B");

@@ -378,7 +378,9 @@ Headline headline_of(const Value& r, const std::string& command, bool owned) {
     h.time = number_at(r, "tpot_s"), h.time_label = "time per output token (s)";
   } else {
     h.cost = number_at(r, owned ? "cost_usd.owned_tco" : "cost_usd.cloud");
-    h.cost_label = owned ? "owned cost of ownership ($)" : "cloud cost ($)";
+    // Two different things: an owned cluster's whole life, a cloud run's hours. A report that
+    // mixes them labels each bar with its own (report.cpp).
+    h.cost_label = owned ? "owned: cost of ownership over the life ($)" : "cloud: the run ($)";
     h.time = number_at(r, "wall_clock_days"), h.time_label = "wall clock (days)";
   }
   return h;

@@ -38,7 +38,7 @@ std::string show_pct(double v) { return format_sig(100 * v) + "%"; }
 std::string show_usd(double v) { return format_usd(v); }
 std::string show_mw(double v) { return format_sig(v) + " MW"; }
 std::string show_mwh(double v) { return format_si(v * 1e6, "Wh"); }
-std::string show_t(double v) { return format_si(v, "t"); }
+std::string show_t(double v) { return format_tonnes(v); }
 std::string show_s(double v) { return format_duration(v); }
 std::string show_rate(double v) { return format_si(v, "tokens/s"); }
 std::string show_kwh(double v) { return format_sig(v) + " kWh"; }
@@ -401,9 +401,14 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
   h += "<h2>Charts</h2>\n";
   std::vector<std::pair<std::string, double>> cost, time, mw, racks;
   std::string cost_label, time_label;
+  // One label per chart: when scenarios' headlines differ (owned and cloud), each bar names its own.
+  bool mixed = false;
+  for (const auto& s : scen)
+    if (const Headline hl = headline(s); hl.cost) mixed |= !cost_label.empty() && cost_label != hl.cost_label, cost_label = hl.cost_label;
+  if (mixed) cost_label = "cost of each scenario's run ($)";
   for (const auto& s : scen) {
     const Headline hl = headline(s);
-    if (hl.cost) cost.push_back({text(s, "name"), *hl.cost}), cost_label = hl.cost_label;
+    if (hl.cost) cost.push_back({mixed ? text(s, "name") + " (" + hl.cost_label.substr(0, hl.cost_label.find(':')) + ")" : text(s, "name"), *hl.cost});
     if (hl.time) time.push_back({text(s, "name"), *hl.time}), time_label = hl.time_label;
     if (auto v = number_at(s, "power.facility_mw_peak")) mw.push_back({text(s, "name"), *v});
     if (auto v = number_at(s, "power.racks")) racks.push_back({text(s, "name"), *v});

@@ -3,7 +3,7 @@
 
 # README's first command: the whole plan, byte for byte.
 run train --model llama-3.1-70b --gpu h100-sxm --gpus 1024 --tokens 15T
-expect_rc 0; expect_out "facility power"; expect_out "cloud cost"; expect_out "owned: cost of ownership"
+expect_rc 0; expect_out "facility power"; expect_out "cloud cost"; expect_out "owned: per year / over"; expect_out "buy vs cloud break-even"
 golden train-llama-3.1-70b-1024.txt
 run train --model llama-3.1-405b --gpu h100-sxm --gpus 16384 --tokens 15.6T --site us-average --format json
 expect_rc 0
@@ -35,6 +35,21 @@ golden power-h100-100k-enterprise.json
 run power --gpu tpu-v5p --gpus 256
 expect_rc 0; expect_out "x tpu-v5p"; expect_err "gpuplan: warning: no power figure for tpu-v5p"; grep -q "warning" "$TMP/out" && fail "a warning reached stdout"
 
+# Physical answers: a GB200 NVL72 rack (120 kW, rack-scale, liquid) in a 40 kW site is warned
+# about, never silently packed; a NIC per GPU (576 for a scalable unit of 8 racks); a fabric
+# past three tiers of its switches is flagged, and a higher-radix one (--scale-out) fixes it.
+run power --gpu gb200 --gpus 576 --site enterprise --format json
+expect_rc 0; expect_out '"racks": 8,'; expect_out '"nics": 576,'; expect_out '"liquid_cooled": true'
+expect_out '"rack_limit": "a rack-scale system"'; expect_err "draws 120 kW, more than the 40.0 kW rack budget"
+run power --gpu h100-sxm --gpus 100000 --site hyperscale
+expect_rc 0; expect_err "need a 4-tier fat tree of 64-port ib-ndr switches"; grep -q "carbon per year .*kt CO2e" "$TMP/out" || fail "carbon not in kt CO2e"
+grep -q " mt CO2e" "$TMP/out" && fail "carbon printed in milli-tonnes"
+run power --gpu h100-sxm --gpus 100000 --site hyperscale --scale-out ib-xdr --format json
+expect_rc 0; expect_out '"link": "ib-xdr"'; expect_out '"tiers": 3,'; expect_out '"fits": true'
+run power --gpu h100-sxm --gpus 1024 --years 5 --buy
+expect_rc 0; expect_out "owned: per year / over 5.00 years"; expect_out "cloud: per year / over 5.00 years"
+grep -q "buy vs cloud break-even .*months" "$TMP/out" || fail "no break-even in months"; expect_out "limited by power budget"
+
 bad() { # rc text args...
   local want_rc="$1" want="$2"; shift 2
   run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
@@ -47,5 +62,12 @@ bad 2 "unknown storage system 'floppy'" train --params 7B --gpus 8 --storage flo
 bad 2 "no on-demand cloud price for h100-sxm from 'nocloud'" train --params 7B --gpus 8 --cloud nocloud
 bad 2 "power needs --gpus N" power --gpu h100-sxm
 bad 2 "--checkpoint-every '5s' must be from 1min to 1y" train --params 7B --gpus 8 --checkpoint-every 5s
+bad 2 "--rack-power 5.00 kW is less than one node (dgx-h100 draws 10.2 kW)" power --gpus 64 --rack-power 5kW
+bad 2 "--rack-power: '-40kW' is negative" power --gpus 64 --rack-power -40kW
+bad 2 "--rack-units 4 is less than one node (dgx-h100 is 8U)" power --gpus 64 --rack-units 4
+bad 2 "--scale-out nvlink4 is a scale-up link; expected a scale-out fabric" power --gpus 64 --scale-out nvlink4
+bad 2 "unknown interconnect 'token-ring'" power --gpus 64 --scale-out token-ring
+bad 2 "--pue '0.5' must be from 1" power --gpus 64 --pue 0.5
+bad 2 "--capex: '\$-30000'" power --gpus 64 --capex '$-30000'
 
 finish

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 // Dollars: renting (device-hours x a quoted rate) and owning (capital amortised over years,
 // electricity, facility and staff), with the run's share and the cost of an idle device-hour.
 #include <string>
@@ -35,6 +36,10 @@ struct OwnedCost {
   Usd idle_device_hour = usd(0);    // what an unused device-hour still costs (capital, facility, staff)
 };
 OwnedCost owned_cost(const OwnedInput& in);
+// Months of use after which owning costs less than renting the same device-hours: the capital
+// over the monthly saving (cloud rent of the working hours less the owned running costs).
+// Empty when renting is never dearer (the saving is not positive).
+std::optional<double> break_even_months(const OwnedCost& c, const OwnedInput& in, UsdRate cloud_per_device);
 // The run's share: its wall-clock time at the cost of a working second.
 inline Usd owned_run_cost(const OwnedCost& c, Seconds wall) { return c.per_working_s * wall; }
 

@@ -40,6 +40,8 @@ struct Device {
   Bytes usable_memory() const { return memory * gpu_memory_share; }
 };
 
+// An interconnect record as a link (throws the catalog's unknown-id error).
+Link link_by_id(const Catalog& c, const std::string& id);
 Device resolve_device(const Catalog& catalog, const std::string& id);
 
 }  // namespace gpuplan

@@ -15,6 +15,7 @@ struct Site {
   UsdPerJoule electricity = usd_per_joule(0);
   double gco2_per_kwh = 0;
   Watts rack_power = watts(0);           // 0: the site has no rack budget
+  int rack_units = 0;                    // usable U per rack; 0: not limited by height
   double facility_usd_per_kw_month = 0;  // 0: not known
 };
 
@@ -22,6 +23,11 @@ struct Site {
 struct NodeSpec {
   int devices = 1;
   Watts max_power = watts(0);  // 0: no figure (no server record and no TDP)
+  int rack_units = 0;          // height; 0: unknown (racks then limited by power only)
+  int nodes_per_rack = 0;      // the vendor's packaging (Cray EX cabinet: 128); 0: none
+  bool rack_scale = false;     // the node is a whole rack (GB200 NVL72)
+  bool liquid_cooled = false;
+  std::string id;              // server record id; empty for an estimate from TDP
   std::string origin;
   bool estimate = false;
 };
@@ -36,10 +42,15 @@ NodeSpec node_from_tdp(int devices, Watts tdp);
 // measured compute-intensive training on 8-GPU H100 nodes at 76% of the 10.2 kW rating.
 constexpr double default_power_fraction = 0.76;
 
-// A rail-optimised fat tree of radix-k switches over the nodes' scale-out NIC ports. With
-// oversubscription r, a leaf gives k r/(1+r) ports down and the rest up. Full bisection
-// (r = 1) reproduces NVIDIA's DGX SuperPOD B200 RA counts: 1,024 GPUs -> 32 leaf + 16 spine,
-// 4,096 -> 128 leaf + 128 spine + 64 core.
+// A fat tree of radix-k switches over the nodes' scale-out NIC ports, rail-optimised when a
+// node has several NICs (NIC i of every node in a group meets on leaf i). With
+// oversubscription r, a leaf gives d = floor(k r/(1+r)) ports down and the rest up; higher
+// tiers split their ports half down, half up. The tiers follow the radix: one switch holds
+// k endpoints, two tiers d k, three tiers d k^2/2 (k^3/4 at r = 1, Al-Fares et al. 2008),
+// each further tier k/2 times more. More than three tiers is beyond any published reference
+// design (`fits` is false, and the caller warns); the counts are still those of the deeper tree. Full
+// bisection reproduces NVIDIA's DGX SuperPOD RA counts: H100 (Table 4) 31 nodes -> 8 leaf +
+// 4 spine, 127 -> 32 + 16; B200 1,024 GPUs -> 32 + 16, 4,096 -> 128 + 128 + 64 core.
 struct FabricInput {
   long nodes = 1;
   int nics_per_node = 1;
@@ -50,7 +61,9 @@ struct FabricInput {
 };
 struct Fabric {
   long nics = 0, leaf = 0, spine = 0, core = 0;
-  int tiers = 0;  // 0: a single node needs no scale-out fabric
+  int tiers = 0;       // 0: a single node needs no scale-out fabric; -1: radix unknown
+  bool fits = true;    // false: more than the three tiers of a standard fat tree
+  double max_endpoints = 0;  // what three tiers of this radix hold at this oversubscription
   ByteRate bisection = bytes_per_s(0);
   Watts power = watts(0);
   long switches() const { return leaf + spine + core; }
@@ -65,12 +78,19 @@ struct PowerInput {
   Watts storage = watts(0);
   double pue = 1;
   Watts rack_power = watts(0);
+  int rack_units = 0;
 };
+// What limits the nodes in one rack.
+enum class RackLimit { none, power, units, packaging, rack_scale };
 struct Power {
   Watts it_peak = watts(0), it_avg = watts(0), facility_peak = watts(0), facility_avg = watts(0);
-  long racks = 0;         // 0 when the site has no rack budget
+  long racks = 0;         // 0 when neither a rack budget nor a packaging is known
   int nodes_per_rack = 0;
+  RackLimit rack_limit = RackLimit::none;
+  bool node_over_budget = false;  // one node draws more than the rack power budget
+  bool node_too_tall = false;     // one node is taller than the rack
 };
+std::string_view rack_limit_name(RackLimit l);
 Power cluster_power(const PowerInput& in);
 
 // Energy of a run at an average facility power, and its carbon (grid intensity in g CO2e per kWh).
