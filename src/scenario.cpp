@@ -254,6 +254,13 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
                                      "carbon not computed",
                                      d.id));
   }
+  f.node.idle = d.idle * static_cast<double>(f.node.devices);
+  if (d.idle.value() > 0)
+    f.assumptions.push_back(assume("idle draw per device", d.idle.value(), "W", "accelerators." + d.id + ": " + d.source));
+  else if (s.utilisation < 1)
+    f.warnings.push_back(fmt::format("no idle draw for {} in the catalog: the idle share of the life counts switches and "
+                                     "storage only (energy and electricity are a lower bound)",
+                                     d.id));
   if (f.node.max_power.value() > 0)
     f.assumptions.push_back(assume("node nameplate power", f.node.max_power.value(), "W", f.node.origin));
   f.power_fraction = std::min(1.0, s.power_fraction * s.power_scale);

@@ -261,6 +261,26 @@ TEST_CASE("Owned cost amortises capital and counts electricity only while workin
   CHECK(c.idle_device_hour.value() == Approx((320000 + 48000 + 4000) / (life_h * 8)));
 }
 
+TEST_CASE("An owned cluster pays for its idle draw over the idle share of its life") {
+  OwnedInput in;
+  in.devices = 8;
+  in.years = 1;
+  in.utilisation = 0.25;
+  in.facility_avg = watts(10000);
+  in.facility_idle = watts(1000);
+  in.electricity = usd_per_joule(0.1 / 3.6e6);
+  // 8,760 h: a quarter at 10 kW, three quarters at 1 kW, at $0.10/kWh.
+  CHECK(owned_cost(in).electricity.value() == Approx((0.25 * 10 + 0.75 * 1) * 8760 * 0.1));
+  // The idle draw of a facility: 8 nodes of 8 B200 at 137 W (ROCm issue 5219), a 350 W switch, PUE 1.5.
+  PowerInput pi;
+  pi.nodes = 8;
+  pi.node.max_power = watts(14300);
+  pi.node.idle = watts(8 * 137);
+  pi.fabric = watts(350);
+  pi.pue = 1.5;
+  CHECK(cluster_power(pi).facility_idle.value() == Approx((8 * 8 * 137 + 350) * 1.5));
+}
+
 TEST_CASE("Storage needs for the dataset and checkpoints") {
   StorageSystem sys{"s", "s", "unit", "test", bytes_per_s(10e9), bytes_per_s(5e9), bytes(100e12), 0, 0, watts(0)};
   StorageInput in;

@@ -9,8 +9,8 @@ OwnedCost owned_cost(const OwnedInput& in) {
   OwnedCost c;
   const Seconds life = seconds(in.years * year_s);
   c.capital = in.capex_per_device * static_cast<double>(in.devices) + in.other_capex;
-  // Electricity only while working: idle draw is not modelled (it is far below the training draw).
-  c.electricity = in.facility_avg * life * in.utilisation * in.electricity;
+  // Working at the average draw, idle for the rest of the life at the idle draw.
+  c.electricity = (in.facility_avg * life * in.utilisation + in.facility_idle * life * (1 - in.utilisation)) * in.electricity;
   c.facility = usd(in.it_peak.value() / 1000 * in.facility_usd_per_kw_month * 12 * in.years);
   c.staff = in.staff_per_year * in.years;
   c.tco = c.capital + c.electricity + c.facility + c.staff;

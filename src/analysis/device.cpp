@@ -64,6 +64,7 @@ Device resolve_device(const Catalog& c, const std::string& id) {
   d.memory_bw = bytes_per_s(r.number("memory_bw_bytes_per_s"));
   for (int i = 0; i < 8; ++i) d.peak[i] = r.number(dtype_fields[i]);
   d.tdp = watts(r.number("tdp_w"));
+  d.idle = watts(r.number("idle_w"));
   d.scale_up = resolve_link(c, r, "scale_up");
   d.scale_out = resolve_link(c, r, "scale_out");
   d.host = resolve_link(c, r, "host_link");

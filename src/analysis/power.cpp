@@ -85,6 +85,7 @@ Power cluster_power(const PowerInput& in) {
   p.it_avg = nodes * in.avg_fraction + in.fabric + in.storage;
   p.facility_peak = p.it_peak * in.pue;
   p.facility_avg = p.it_avg * in.pue;
+  p.facility_idle = (in.node.idle * static_cast<double>(in.nodes) + in.fabric + in.storage) * in.pue;
   const double node_w = in.node.max_power.value();
   p.node_over_budget = in.rack_power.value() > 0 && node_w > in.rack_power.value();
   p.node_too_tall = in.rack_units > 0 && in.node.rack_units > in.rack_units;

@@ -89,14 +89,18 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
                                       p.nodes_per_rack > 1 ? "s" : "", node, budget.empty() ? "" : " of " + budget,
                                       rack_limit_name(p.rack_limit))});
     }
-    const Joules e = run_energy(p.facility_avg, span);
+    // A facility's year: working for the utilisation share, idle the rest; a run: working.
+    const Joules e = per_year ? run_energy(p.facility_avg * s.utilisation + p.facility_idle * (1 - s.utilisation), span)
+                              : run_energy(p.facility_avg, span);
+    b.power.set("facility_mw_idle", p.facility_idle.value() / 1e6);
     b.energy_mwh = to_kwh(e) / 1e3;
     b.electricity_usd = (e * f.site.electricity).value();
     b.co2_t = co2_tonnes(e, f.site.gco2_per_kwh);
     t.add_row({"energy" + span_name, format_si(*b.energy_mwh * 1e6, "Wh")});
     t.add_row({"carbon" + span_name, format_tonnes(*b.co2_t) + " CO2e"});
   } else {
-    for (const char* k : {"it_kw", "it_kw_avg", "facility_mw_peak", "facility_mw_avg", "pue", "racks", "nodes_per_rack"})
+    for (const char* k : {"it_kw", "it_kw_avg", "facility_mw_peak", "facility_mw_avg", "pue", "racks", "nodes_per_rack",
+                          "rack_limit", "rack_kw", "liquid_cooled", "facility_mw_idle"})
       b.power.set(k, Value());
   }
 
@@ -145,6 +149,7 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
     oi.years = s.years;
     oi.utilisation = s.utilisation;
     oi.facility_avg = c.power->facility_avg;
+    oi.facility_idle = c.power->facility_idle;
     oi.it_peak = c.power->it_peak;
     oi.electricity = f.site.electricity;
     oi.facility_usd_per_kw_month = f.site.facility_usd_per_kw_month;

@@ -24,6 +24,7 @@ struct OwnedInput {
   double years = 4;
   double utilisation = 1;         // share of the life the cluster does paid work
   Watts facility_avg = watts(0);  // at the wall while working
+  Watts facility_idle = watts(0); // at the wall while idle (the rest of the life)
   Watts it_peak = watts(0);       // what a colocation contract bills per kW
   UsdPerJoule electricity = usd_per_joule(0);
   double facility_usd_per_kw_month = 0;

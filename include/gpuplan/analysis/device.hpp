@@ -28,6 +28,7 @@ struct Device {
   ByteRate memory_bw = bytes_per_s(0);
   double peak[8] = {};  // FLOP/s by DType; 0 when the device has no such unit
   Watts tdp = watts(0);  // 0 when no source gives it
+  Watts idle = watts(0);  // board draw at idle; 0 when no source gives it
   Link scale_up, scale_out, host;
   int scale_up_domain = 1, devices_per_node = 1, nics_per_node = 0;
   bool unified_memory = false;

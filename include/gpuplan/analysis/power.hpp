@@ -23,6 +23,7 @@ struct Site {
 struct NodeSpec {
   int devices = 1;
   Watts max_power = watts(0);  // 0: no figure (no server record and no TDP)
+  Watts idle = watts(0);       // the accelerators' idle draw (host idle not known: a lower bound); 0: unknown
   int rack_units = 0;          // height; 0: unknown (racks then limited by power only)
   int nodes_per_rack = 0;      // the vendor's packaging (Cray EX cabinet: 128); 0: none
   bool rack_scale = false;     // the node is a whole rack (GB200 NVL72)
@@ -84,6 +85,7 @@ struct PowerInput {
 enum class RackLimit { none, power, units, packaging, rack_scale };
 struct Power {
   Watts it_peak = watts(0), it_avg = watts(0), facility_peak = watts(0), facility_avg = watts(0);
+  Watts facility_idle = watts(0);  // nodes idle (their known idle draw), switches and storage on
   long racks = 0;         // 0 when neither a rack budget nor a packaging is known
   int nodes_per_rack = 0;
   RackLimit rack_limit = RackLimit::none;
