@@ -178,6 +178,20 @@ TEST_CASE("Racks are limited by power, rack units and the vendor's packaging") {
   CHECK((p.nodes_per_rack == 128 && p.racks == 74 && p.rack_limit == RackLimit::packaging));
 }
 
+TEST_CASE("JUPITER Booster nodes hold four GH200 with a NIC each and 48 to a rack") {
+  // Juelich Supercomputing Centre, JUPITER configuration: 4 GH200 and 4 NDR200 NICs per node,
+  // 240 nodes of a dragonfly group in 5 racks; about 6,000 nodes (24,000 GPUs) in 25 groups.
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  Device d = resolve_device(c, "gh200");
+  Facility f = resolve_facility(s, c, d);
+  CHECK((f.node.id == "bullsequana-xh3515" && f.node.devices == 4 && f.nics_per_node == 4));
+  PowerInput pi;
+  pi.nodes = 24000 / f.node.devices;
+  pi.node = f.node;
+  CHECK(cluster_power(pi).racks == 125);  // 25 groups of 5 racks
+}
+
 TEST_CASE("A GB200 NVL72 scalable unit from the catalog: 8 racks and a NIC per GPU") {
   // NVIDIA DGX SuperPOD GB200 RA: one SU is 8 NVL72 racks (576 GPUs) at 1.2 MW TDP; every GPU
   // has its own ConnectX-7 (MLPerf v6.1 Crusoe GB200-NVL72 system description: 4 per tray of 4).
