@@ -44,6 +44,12 @@ ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long sto
                                        "least {} (--site hyperscale, or --rack-power)",
                                        node, format_si(f.node.max_power.value(), "W"), format_si(f.site.rack_power.value(), "W"),
                                        f.site.id, format_si(f.node.max_power.value(), "W")));
+    // The default site is a national average; a campus of tens of megawatts is built to a
+    // hyperscale PUE (Uptime: new large facilities 1.3 or better; Google's fleet 1.10).
+    if (!s.has("site") && c.power->facility_peak.value() > 10e6)
+      c.warnings.push_back(fmt::format("{} at the default site {} (PUE {}, a national average); a facility this large is "
+                                       "usually built nearer PUE 1.1-1.3: give --site (hyperscale, us-virginia, ...)",
+                                       format_si(c.power->facility_peak.value(), "W"), f.site.id, format_sig(f.site.pue)));
     if (c.power->node_too_tall)
       c.warnings.push_back(fmt::format("{} is {}U, taller than the site's {}U racks", node, f.node.rack_units, f.site.rack_units));
   }

@@ -50,6 +50,12 @@ run power --gpu h100-sxm --gpus 1024 --years 5 --buy
 expect_rc 0; expect_out "owned: per year / over 5.00 years"; expect_out "cloud: per year / over 5.00 years"
 grep -q "buy vs cloud break-even .*months" "$TMP/out" || fail "no break-even in months"; expect_out "limited by power budget"
 
+# A campus of tens of MW at the default (national-average) site is told to give one.
+run power --gpus 20000
+expect_rc 0; expect_err "at the default site us-average (PUE 1.56, a national average)"
+run power --gpus 20000 --site us-average
+expect_rc 0; grep -q "national average" "$TMP/err" && fail "warned though --site was given"
+
 # Idle time of an owned facility: B200 boards draw 137 W idle, so half use costs more than half the energy.
 run power --gpu b200 --gpus 64 --utilisation 0.5 --format json
 expect_rc 0; expect_out '"facility_mw_idle": 0.0142'; expect_out '"energy_mwh_per_year": 658.'
