@@ -72,8 +72,12 @@ std::optional<Problem> precheck(std::string_view t) {
     }
     // A quote opens a string only where a key or a value starts (`1+'x` is a bare value).
     if ((c == '"' || c == '\'') && std::string_view("\n=[{,.").find(prev) != std::string_view::npos) {
-      // Multi-line strings are values only: a key `"""` is the empty key "" and a stray quote.
-      const bool multi = in_value && t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
+      // Multi-line strings are values only. At a key toml++ 3.3.0 reads `"""` one way or the
+      // other (the empty key and a stray quote, or a string), so it is refused outright.
+      const bool triple = t.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
+      const bool at_key = !in_value || prev == '.' || (!open.empty() && open.back() == '{' && (prev == '{' || prev == ','));
+      if (triple && at_key) return problem(i, "a key cannot be a multi-line string");
+      const bool multi = triple;
       std::size_t j = i + (multi ? 3 : 1);
       for (; j < t.size(); ++j) {
         if (t[j] == '\n') {
@@ -82,8 +86,11 @@ std::optional<Problem> precheck(std::string_view t) {
         } else if (c == '"' && t[j] == '\\') {
           ++j;
           // An escape is ASCII; toml++ 3.3.0 asks its whitespace table about the character
-          // after a backslash, which is undefined for much of the non-ASCII range.
-          if (j < t.size() && static_cast<unsigned char>(t[j]) >= 0x80)
+          // after a backslash (and after the spaces of a line-ending backslash), which is
+          // undefined for much of the non-ASCII range.
+          std::size_t w = j;
+          while (w < t.size() && (t[w] == ' ' || t[w] == '\t')) ++w;
+          if (w < t.size() && static_cast<unsigned char>(t[w]) >= 0x80)
             return problem(j - 1, "a backslash before a character outside ASCII is not a TOML escape (write \\\\ for a backslash)");
           if (j < t.size() && t[j] == '\n') ++line, line_start = j + 1;
         } else if (t[j] == c && (!multi || t.substr(j, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''"))) {
