@@ -83,15 +83,20 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   };
   if (!s.layout.tp) {
     is.tp = choose_tp(j.model, j.params, j.device, is, gpus_given > 0 ? gpus_given : (serving ? j.device.devices_per_node : 1));
-    // Serving a load: a wider tensor-parallel group may need fewer devices in all (more KV room,
-    // faster steps); take the degree that needs the fewest, the smaller on a tie.
-    if (serving) {
+    // A deployment of several devices: try every tensor-parallel degree from the smallest that
+    // fits to the node (a wider group has more KV room and faster steps, but fewer replicas).
+    // Serving a load takes the degree needing the fewest devices; a fixed --gpus the one with
+    // the most throughput within the targets; the smaller degree on a tie.
+    if (serving || gpus_given > 1) {
       const double rate_guess =
-          s.rate > 0 ? s.rate
-                     : static_cast<double>(s.users) / ((s.think_s > 0 ? s.think_s : default_think) + ttft + output * tpot);
-      int best_gpus = 0;
+          serving ? (s.rate > 0 ? s.rate
+                                : static_cast<double>(s.users) / ((s.think_s > 0 ? s.think_s : default_think) + ttft + output * tpot))
+                  : 0;
+      std::optional<double> best;
       const int first = is.tp;
-      for (int t = first; t <= std::max(1, j.device.devices_per_node) && m.heads % t == 0; t *= 2) {
+      const int widest = std::max(1, gpus_given > 0 ? std::min(gpus_given, j.device.devices_per_node) : j.device.devices_per_node);
+      for (int t = first; t <= widest && m.heads % t == 0; t *= 2) {
+        if (gpus_given > 0 && gpus_given % t) continue;
         InferSettings trial = is;
         trial.tp = t;
         InferModel tim = build(trial);
@@ -99,8 +104,10 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
         if (!tim.memory.fits() || limit < 1) continue;
         auto cand = best_batch(tim, limit, prompt, output, ttft, tpot);
         if (!cand) continue;
-        const int need = replicas_for(rate_guess, cand->capacity_rps, t) * t;
-        if (best_gpus == 0 || need < best_gpus) best_gpus = need, is.tp = t;
+        // Score: fewer devices for a load (negated), more requests per second on fixed devices.
+        const double score = serving ? -static_cast<double>(replicas_for(rate_guess, cand->capacity_rps, t) * t)
+                                     : (gpus_given / t) * cand->capacity_rps;
+        if (!best || score > *best) best = score, is.tp = t;
       }
     }
   }

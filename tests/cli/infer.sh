@@ -49,4 +49,19 @@ bad 1 "does not fit on" infer --model llama-3.1-405b --gpu rtx-4090 --gpus 1 --r
 # A load no count of devices carries: no overflow, no negative count (it printed -2147483648 devices).
 bad 1 "needs more than 10000000 devices" infer --model llama-3.1-70b --gpu cpu-desktop --quant q2_k --rate 1e7 --ttft 1h --tpot 1h
 
+# --gpus 8 without --tp takes the tensor-parallel degree with the most throughput: within 5%
+# of the best found by trying each by hand (Llama 2 70B fp8 on 8 H100: TP 1 holds only two
+# sequences of KV per replica, so the widest-replica answer is far from the best).
+best=0
+for tp in 1 2 4 8; do
+  run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --gpus 8 --tp $tp --format json
+  expect_rc 0
+  v=$(sed -n 's/.*"throughput_tokens_per_s": \([0-9.]*\),/\1/p' "$TMP/out")
+  best=$(awk -v a="$best" -v b="$v" 'BEGIN { print (b > a ? b : a) }')
+done
+run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --gpus 8 --format json
+expect_rc 0
+auto=$(sed -n 's/.*"throughput_tokens_per_s": \([0-9.]*\),/\1/p' "$TMP/out")
+awk -v a="$auto" -v b="$best" 'BEGIN { exit !(a >= 0.95 * b) }' || fail "--gpus 8 chose $auto tokens/s; the best --tp gives $best"
+
 finish
