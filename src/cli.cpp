@@ -256,7 +256,14 @@ int cli_main(int argc, char** argv) {
 
   auto* infer = app.add_subcommand("infer", "Serve a model or run it locally: fit, offload, speed, devices for a load, cost per token");
   add_settings(infer, cmd_infer);
-  infer->callback([&] { action = [&] { apply_all(); print(run_infer(load_catalog(g), scenario, run_opts), g); return 0; }; });
+  infer->callback([&] {
+    action = [&] {
+      apply_all();
+      const Document doc = run_infer(load_catalog(g), scenario, run_opts);
+      print(doc, g);
+      return doc.exit_code;
+    };
+  });
   ProbeOptionsCli probe_opts;
   std::string probe_out, probe_compare;
   bool probe_force = false;

@@ -124,7 +124,10 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   if (!mem.fits() && mem.offloaded_layers == 0 && j.device.family != "cpu")
     warnings.push_back(fmt::format("does not fit: {} needed, {} available per device; try a smaller --quant, --tp or --gpus",
                                    format_iec(mem.total().value()), format_iec(mem.capacity.value())));
-  const bool runs = mem.fits() || mem.offloaded_layers > 0;
+  // Runs: fits on the devices, or its offloaded layers fit in the host's memory. Otherwise the
+  // memory table is the answer, with no speed, and the command exits 1 (as serving does).
+  const bool host_holds = mem.offloaded_bytes.value() <= host.memory.value();
+  const bool runs = mem.fits() || (mem.offloaded_layers > 0 && host_holds);
 
   // Single stream: the local question.
   const double single_prefill = prefill_time(im, static_cast<long>(prompt), 1).value();
@@ -261,6 +264,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   }
   doc.tables.push_back(t);
   doc.warnings = warnings;
+  if (!runs) doc.exit_code = static_cast<int>(Exit::no_answer);
   if (o.explain) {
     doc.lines.push_back("decode step = max(bytes / (eta x bandwidth), FLOPs / peak) + host bytes / host bandwidth + layers x t_layer"
                         " + tensor-parallel all-reduces");

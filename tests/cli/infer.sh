@@ -29,7 +29,7 @@ grep -q '"offloaded_layers": [1-9]' "$TMP/out" || fail "70B on a 4090 should off
 run infer --model llama-3.1-8b --gpu h100-sxm --gpus 8 --format json
 expect_rc 0; expect_out '"replicas": 8'; expect_out '"gpus": 8'
 run infer --model llama-3.1-8b --gpu rtx-4090 --context 200k
-expect_rc 0; expect_err "gpuplan: warning: context 200000 exceeds llama-3.1-8b's maximum of 131072 tokens"; grep -q warning "$TMP/out" && fail "a warning reached stdout"
+expect_rc 1; expect_err "gpuplan: warning: context 200000 exceeds llama-3.1-8b's maximum of 131072 tokens"; grep -q warning "$TMP/out" && fail "a warning reached stdout"
 run memory --model llama-2-7b --gpu rtx-4090 --mode infer --quant q4_k_m --format json
 expect_rc 0; expect_out '"kv_cache_bytes_per_token": 524288'
 
@@ -63,5 +63,14 @@ run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --gpus 8 --format json
 expect_rc 0
 auto=$(sed -n 's/.*"throughput_tokens_per_s": \([0-9.]*\),/\1/p' "$TMP/out")
 awk -v a="$auto" -v b="$best" 'BEGIN { exit !(a >= 0.95 * b) }' || fail "--gpus 8 chose $auto tokens/s; the best --tp gives $best"
+
+# Does not fit is exit 1 everywhere, with the memory table and no speed: on the devices, and
+# offloaded layers that do not fit in the host either.
+run infer --model llama-3.1-405b --gpu h100-sxm --format json
+expect_rc 1; expect_out '"fits": false'; expect_out '"decode_tokens_per_s": null'
+run infer --model llama-3.1-405b --gpu rtx-4090 --quant q4_k_m --runtime llama.cpp --format json
+expect_rc 1; expect_out '"decode_tokens_per_s": null'; expect_err "do not fit in cpu-desktop's"
+run infer --model llama-3.1-405b --gpu h100-sxm --gpus 1 --rate 1 --ttft 2s
+expect_rc 1; expect_err "does not fit on 1 x h100-sxm"
 
 finish

@@ -29,6 +29,7 @@ struct Document {
   std::vector<std::string> lines;  // free text after the tables (explanations)
   std::vector<std::string> warnings;  // to stderr as "gpuplan: warning: ...", never stdout
   std::optional<Table> csv;        // CSV rows; when absent, data is flattened into one row
+  int exit_code = 0;               // the answer is printed, then the command exits with this (1: does not fit)
 };
 
 std::string render_text(const Table& t);
