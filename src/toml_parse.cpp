@@ -86,12 +86,14 @@ std::optional<Problem> precheck(std::string_view t) {
         } else if (c == '"' && t[j] == '\\') {
           ++j;
           // An escape is ASCII; toml++ 3.3.0 asks its whitespace table about the character
-          // after a backslash (and after the spaces of a line-ending backslash), which is
-          // undefined for much of the non-ASCII range.
+          // after a backslash, and after a line-ending backslash about every character up to
+          // the next that is not a space or newline: undefined for much of the non-ASCII range.
           std::size_t w = j;
-          while (w < t.size() && (t[w] == ' ' || t[w] == '\t')) ++w;
+          while (w < t.size() && (t[w] == ' ' || t[w] == '\t' || t[w] == '\r' || t[w] == '\n')) ++w;
           if (w < t.size() && static_cast<unsigned char>(t[w]) >= 0x80)
-            return problem(j - 1, "a backslash before a character outside ASCII is not a TOML escape (write \\\\ for a backslash)");
+            return problem(j - 1, w == j ? "a backslash before a character outside ASCII is not a TOML escape (write \\\\ for a backslash)"
+                                         : "toml++ 3.3.0 cannot read a character outside ASCII first after a line-ending backslash; "
+                                           "start the continued line with an ASCII character");
           if (j < t.size() && t[j] == '\n') ++line, line_start = j + 1;
         } else if (t[j] == c && (!multi || t.substr(j, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''"))) {
           if (multi) {

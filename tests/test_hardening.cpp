@@ -75,7 +75,8 @@ TEST_CASE("toml that toml++ 3.3.0 mishandles is refused before it parses", "[har
   // but tab, LF and CRLF is invalid TOML 1.0, in strings and comments too.
   // `kmn= """t]...m\` then U+FEDF (fuzz_calibration): a backslash before non-ASCII in a basic string.
   // `"""`#\<tab>` then U+FEBF (fuzz_calibration): toml++ reads a `"""` key as a string after all.
-  for (std::string_view text : std::initializer_list<std::string_view>{"\"\"\"s T\n\xef\xbb\x9f# u\n", "sB= 0\"x[:[[[\"y[:[66.'A-\xd1\xab/", "x = 1.\"\xc3\xa9\"\n", "x=1+'g0u\xef\xbb\xafzp[$", "a = [1, }\n", "sc=[[[[[}\n", "a = [ # c\n}\n", "a = {b = [}]}\n", "\xc3\xa9 = 1\n", "[=]\n", "[[=]]\n", "[ ,]\n", "[accelerators.x]\n[#]\n", "a = \xc3\xa9\n", std::string_view("sc= 1\0\0\0-----\" 5 [", 18), "a = \"x\x01\"\n", "a = 1\r\n\r", "# \x7f\n", "a = \"x\\\xc3\xa9\"\n", "a = \"\"\"x\\\xef\xbb\x9ft\n", "\"\"\"`#\\\t\xef\xba\xbf" "6|an", "a = {'''b''' = 1}\n", "a.\"\"\"b\"\"\" = 1\n"}) {
+  // `a=["""\` then a newline and U+FD3F (fuzz_calibration): the same after a line-ending backslash.
+  for (std::string_view text : std::initializer_list<std::string_view>{"\"\"\"s T\n\xef\xbb\x9f# u\n", "sB= 0\"x[:[[[\"y[:[66.'A-\xd1\xab/", "x = 1.\"\xc3\xa9\"\n", "x=1+'g0u\xef\xbb\xafzp[$", "a = [1, }\n", "sc=[[[[[}\n", "a = [ # c\n}\n", "a = {b = [}]}\n", "\xc3\xa9 = 1\n", "[=]\n", "[[=]]\n", "[ ,]\n", "[accelerators.x]\n[#]\n", "a = \xc3\xa9\n", std::string_view("sc= 1\0\0\0-----\" 5 [", 18), "a = \"x\x01\"\n", "a = 1\r\n\r", "# \x7f\n", "a = \"x\\\xc3\xa9\"\n", "a = \"\"\"x\\\xef\xbb\x9ft\n", "\"\"\"`#\\\t\xef\xba\xbf" "6|an", "a = {'''b''' = 1}\n", "a.\"\"\"b\"\"\" = 1\n", "a=[\"\"\"\\" "\n\xef\xb4\xbf\t\"L"}) {
     INFO(text);
     const auto d = merge(std::string(text));
     REQUIRE(d.size() == 1);
