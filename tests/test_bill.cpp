@@ -66,7 +66,7 @@ TEST_CASE("Cluster power scales nodes by PUE and packs racks by their budget") {
   CHECK(p.racks == 4);           // ceil(10 / 3)
 }
 
-TEST_CASE("A 100,000 H100 cluster draws about 150 MW of IT power") {
+TEST_CASE("A 100000 H100 cluster draws about 150 MW of IT power") {
   // SemiAnalysis, "100,000 H100 Clusters: Power, Network Topology, Ethernet vs InfiniBand"
   // (2024-06-17): about 150 MW of critical IT power for 100k H100; xAI's Memphis site is sized at
   // 150 MW. The model counts nodes at nameplate plus switches (no storage): within 15%. On
@@ -146,7 +146,7 @@ TEST_CASE("Fat-tree tiers follow the switch radix and flag trees deeper than thr
   CHECK(fat_tree(FabricInput{1000, 1, 2, 1, bytes_per_s(50e9), watts(0)}).tiers == 64);
 }
 
-TEST_CASE("Racks are limited by power, rack units and the vendor's packaging") {
+TEST_CASE("Racks are limited by power and rack units and the vendor's packaging") {
   PowerInput in;
   in.nodes = 127;
   in.node.max_power = watts(10200);
