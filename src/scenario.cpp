@@ -118,20 +118,27 @@ void resolve_calibration(const Scenario& s, Job& j) {
 InferSettings resolve_infer(const Scenario& s, const Job& j) {
   InferSettings is;
   const Device& d = j.device;
-  is.quant = s.quant;
-  is.bpw = bits_per_weight(s.quant);
   if (!s.runtime.empty()) is.runtime = parse_runtime(s.runtime);
   else if (is_gguf(s.quant) || d.family == "apple" || d.family == "cpu") is.runtime = Runtime::llama_cpp;
   else is.runtime = Runtime::vllm;
+  // Ollama's library tags default to Q4_K_M weights (`ollama pull llama3.1:8b` is the Q4_K_M
+  // build: devtoolkit.sh Llama quantization guide; martinkollie.com "LLM naming explained").
+  const bool ollama = is.runtime == Runtime::ollama;
+  is.quant = ollama && !s.has("quant") ? "q4_k_m" : s.quant;
+  is.bpw = bits_per_weight(is.quant);
   const auto has = [&](DType t) { return d.peak[static_cast<int>(t)] > 0; };
-  if (s.quant == "fp8" && has(DType::fp8)) is.compute = DType::fp8;
-  else if (s.quant == "int8" && has(DType::int8)) is.compute = DType::int8;
+  if (is.quant == "fp8" && has(DType::fp8)) is.compute = DType::fp8;
+  else if (is.quant == "int8" && has(DType::int8)) is.compute = DType::int8;
   else if (d.family == "cpu") is.compute = DType::fp32;
   else is.compute = has(DType::bf16) ? DType::bf16 : DType::fp16;
   is.kv_elem_bytes = kv_element_bytes(s.kv_dtype);
   is.tp = s.layout.tp.value_or(1);
   const long io = s.prompt_tokens + s.output_tokens;
-  is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, 4096);
+  // Ollama sizes its default context by the device's memory (ollama docs/context-length.mdx:
+  // under 24 GiB 4k, 24-48 GiB 32k, 48 GiB or more 256k), never beyond the model's.
+  const double gib = d.memory.value() / (1024.0 * 1024 * 1024);
+  const long fallback = ollama ? (gib < 24 ? 4096 : gib < 48 ? 32768 : 262144) : 4096;
+  is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, fallback);
   is.batch = s.batch;
   if (s.reserve_bytes) is.reserve = bytes(*s.reserve_bytes);
   return is;

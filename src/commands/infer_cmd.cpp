@@ -64,8 +64,14 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   // The cache holds --context; else a request's prompt and reply when requests are described or
   // served; else (the laptop question) what resolve_infer gives, min(4096, the model's maximum).
   InferSettings is = resolve_infer(s, j);
+  if (is.runtime == Runtime::ollama && !s.has("quant"))
+    assumptions.push_back(Assumption{"weights", 0, "q4_k_m", "", "default of ollama: its library tags are Q4_K_M builds"});
   if (s.context <= 0 && (serving || s.gpus > 0 || s.prompt_tokens > 0 || s.output_tokens > 0))
     is.context = static_cast<long>(prompt + output);
+  if (is.runtime == Runtime::ollama && s.context <= 0 && !serving && s.gpus <= 0 && s.prompt_tokens <= 0 && s.output_tokens <= 0)
+    assumptions.push_back(Assumption{"context", static_cast<double>(is.context), {}, "tokens",
+                                     "default of ollama by device memory (docs/context-length: under 24 GiB 4k, 24-48 GiB "
+                                     "32k, more 256k), at most the model's"});
   if (m.max_context > 0 && is.context > m.max_context) {
     std::string msg = fmt::format("context {} exceeds {}'s maximum of {} tokens", is.context, m.id, m.max_context);
     if (s.strict) fail(Exit::usage, msg);
@@ -139,7 +145,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   double throughput = 0, load = 0, utilisation = 0;
   if (serving || gpus_given > 0) {
     if (!mem.fits()) fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {} x {} at tp {}: {} of {} per device", m.id,
-                                                      s.quant, is.tp, j.device.id, is.tp, format_iec(mem.total().value()),
+                                                      is.quant, is.tp, j.device.id, is.tp, format_iec(mem.total().value()),
                                                       format_iec(mem.capacity.value())));
     if (max_batch < 1) fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {} at tp {}",
                                                          is.context, j.device.id, is.tp));
@@ -196,7 +202,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   Value v = Value::object();
   v.set("model", m.id);
   v.set("gpu", j.device.id);
-  v.set("quant", s.quant);
+  v.set("quant", is.quant);
   v.set("runtime", to_string(is.runtime));
   v.set("tp", is.tp);
   v.set("context", static_cast<double>(is.context));
@@ -234,7 +240,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   Document doc;
   doc.data = v;
   Table t;
-  t.title = fmt::format("{} ({}) on {} x {} with {}, tp {}, context {}", m.id, s.quant, gpus, j.device.id,
+  t.title = fmt::format("{} ({}) on {} x {} with {}, tp {}, context {}", m.id, is.quant, gpus, j.device.id,
                         to_string(is.runtime), is.tp, is.context);
   t.headers = {"result", "value"};
   t.right = {false, true};

@@ -95,7 +95,7 @@ Document inference_memory_doc(const Job& j, const Scenario& s) {
   v.set("mode", "infer");
   v.set("model", m.id);
   v.set("gpu", j.device.id);
-  v.set("quant", s.quant);
+  v.set("quant", is.quant);
   v.set("bits_per_weight", is.bpw);
   v.set("runtime", to_string(is.runtime));
   set_infer_memory_json(v, im);
@@ -105,7 +105,7 @@ Document inference_memory_doc(const Job& j, const Scenario& s) {
   v.set("batch", s.batch);
   doc.data = v;
   Table t;
-  t.title = fmt::format("{} on {} ({}, {}), context {} x {} sequences, tp {}", m.id, j.device.id, s.quant,
+  t.title = fmt::format("{} on {} ({}, {}), context {} x {} sequences, tp {}", m.id, j.device.id, is.quant,
                         to_string(is.runtime), is.context, s.batch, is.tp);
   t.headers = {"term", "GiB"};
   t.right = {false, true};

@@ -73,4 +73,10 @@ expect_rc 1; expect_out '"decode_tokens_per_s": null'; expect_err "do not fit in
 run infer --model llama-3.1-405b --gpu h100-sxm --gpus 1 --rate 1 --ttft 2s
 expect_rc 1; expect_err "does not fit on 1 x h100-sxm"
 
+# Ollama's defaults: Q4_K_M weights, and a context sized by the device's memory (4k under 24 GiB).
+run infer --model llama-3.1-8b --gpu rtx-4090 --runtime ollama --format json
+expect_rc 0; expect_out '"quant": "q4_k_m"'; expect_out '"context": 4096'; expect_out 'default of ollama'
+run infer --model llama-3.1-8b --gpu rtx-4090 --runtime ollama --quant q8_0 --format json
+expect_rc 0; expect_out '"quant": "q8_0"'
+
 finish
