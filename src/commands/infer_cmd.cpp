@@ -48,8 +48,12 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
       if (a.name == "PUE") a.origin = "local machine: no data-centre overhead (give --site or --pue for one)";
   const ModelArch& m = j.model;
   std::vector<std::string> warnings = j.facility.warnings;
-  const double prompt = static_cast<double>(s.prompt_tokens > 0 ? s.prompt_tokens : default_prompt);
   const double output = static_cast<double>(s.output_tokens > 0 ? s.output_tokens : default_output);
+  // A --context without a prompt length is a conversation that fills it: the prompt is the
+  // context less the reply, so decode reads that much KV and prefill computes it.
+  const double prompt = static_cast<double>(
+      s.prompt_tokens > 0 ? s.prompt_tokens
+                          : s.context > 0 ? std::max(1L, s.context - static_cast<long>(output)) : default_prompt);
   const bool serving = s.rate > 0 || s.users > 0;
   if (s.rate > 0 && s.ttft_s <= 0 && s.tpot_s <= 0)
     fail(Exit::usage, "--rate needs a latency target: --ttft and/or --tpot (MLPerf's server scenario uses --ttft 2s --tpot 200ms)");

@@ -79,4 +79,12 @@ expect_rc 0; expect_out '"quant": "q4_k_m"'; expect_out '"context": 4096'; expec
 run infer --model llama-3.1-8b --gpu rtx-4090 --runtime ollama --quant q8_0 --format json
 expect_rc 0; expect_out '"quant": "q8_0"'
 
+# --context alone is a conversation that fills it: decode slows as the KV it reads grows
+# (Llama 3.1 8B holds 128 KiB of KV per token: 16 GiB at 128k beside 16 GB of weights).
+run infer --model llama-3.1-8b --gpu h100-sxm --context 1000 --format json
+short=$(sed -n 's/.*"decode_tokens_per_s": \([0-9.]*\),/\1/p' "$TMP/out")
+run infer --model llama-3.1-8b --gpu h100-sxm --context 128000 --format json
+long=$(sed -n 's/.*"decode_tokens_per_s": \([0-9.]*\),/\1/p' "$TMP/out")
+awk -v a="$short" -v b="$long" 'BEGIN { exit !(b < 0.6 * a) }' || fail "decode at 128k ($long) should be well below 1k ($short)"
+
 finish
