@@ -1,5 +1,5 @@
 #include "gpuplan/commands.hpp"
 
 namespace gpuplan {
-const char* version_string() { return "gpuplan " GPUPLAN_VERSION; }
+const char* version_string() { return "gpuplan " GPUPLAN_VERSION " (" GPUPLAN_COMMIT ")"; }
 }  // namespace gpuplan
