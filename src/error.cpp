@@ -27,7 +27,39 @@ std::string in_words(const std::vector<std::string>& items) {
   return out;
 }
 
+namespace {
+// The tokens of an id: "llama-3.1-8b" -> llama, 3, 1, 8b (lower case).
+std::vector<std::string> id_tokens(const std::string& id) {
+  std::vector<std::string> out(1);
+  for (char c : id) {
+    if (c == '-' || c == '.' || c == '_' || c == ' ') {
+      if (!out.back().empty()) out.emplace_back();
+    } else {
+      out.back() += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+  }
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+}  // namespace
+
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates) {
+  // Ids are made of tokens (family, version, size): the candidate sharing the most of the
+  // word's tokens, when it shares all but one and at least two ("llama-3-8b" -> llama-3.1-8b,
+  // not the closer spelling llama-2-7b). Ties go to the nearer spelling.
+  const std::vector<std::string> wt = id_tokens(word);
+  if (wt.size() >= 2) {
+    std::string best;
+    std::size_t best_shared = 0, best_d = 0;
+    for (const auto& c : candidates) {
+      const std::vector<std::string> ct = id_tokens(c);
+      std::size_t shared = 0;
+      for (const auto& t : wt) shared += std::find(ct.begin(), ct.end(), t) != ct.end();
+      const std::size_t d = edit_distance(word, c);
+      if (shared > best_shared || (shared == best_shared && shared > 0 && d < best_d)) best = c, best_shared = shared, best_d = d;
+    }
+    if (best_shared >= 2 && best_shared + 1 >= wt.size() && best != word) return best;
+  }
   // Several candidates that start with the word ("h100" -> h100-sxm, h100-pcie, h100-nvl): name
   // them all (up to four) rather than guess one.
   if (word.size() >= 3) {

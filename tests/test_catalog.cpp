@@ -167,4 +167,14 @@ TEST_CASE("unknown ids suggest the nearest", "[catalog]") {
   Catalog c = Catalog::builtin();
   CHECK_THROWS_WITH(c.get("accelerators", "h100"), Contains("did you mean h100-"));
   CHECK_THROWS_WITH(c.get("accelerators", "h100-smx"), Contains("did you mean h100-sxm?"));
+  // Ids are family, version and size tokens: the most shared tokens win over the nearest spelling.
+  CHECK_THROWS_WITH(c.get("models", "llama-3-8b"), Contains("did you mean llama-3.1-8b?"));
+  CHECK_THROWS_WITH(c.get("models", "qwen-2.5-7b"), Contains("did you mean qwen2.5-7b?"));
+}
+
+TEST_CASE("catalog ids are case-insensitive", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  CHECK(c.get("accelerators", "H100-SXM").id == "h100-sxm");
+  CHECK(c.get("models", "Llama-3.1-8B").id == "llama-3.1-8b");
+  CHECK(c.find("accelerators", "H100-SXMX") == nullptr);
 }
