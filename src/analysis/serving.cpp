@@ -57,8 +57,8 @@ int replicas_for(double rate, double capacity_rps, int tp) {
   // A replica with no capacity cannot serve any rate (checked before dividing by it).
   const double need = capacity_rps > 0 ? std::ceil(rate / capacity_rps - 1e-9) : HUGE_VAL;
   if (!(need * tp <= static_cast<double>(max_serving_devices)))
-    fail(Exit::no_answer, fmt::format("serving {:.3g} requests/s at {:.3g} per replica of {} devices needs more than {} devices",
-                                      rate, capacity_rps, tp, max_serving_devices));
+    fail(Exit::no_answer, fmt::format("serving {:.3g} requests/s at {:.3g} per replica of {} device{} needs more than {} devices",
+                                      rate, capacity_rps, tp, tp == 1 ? "" : "s", max_serving_devices));
   return std::max(1, static_cast<int>(need));  // at most max_serving_devices: no overflow
 }
 
