@@ -75,6 +75,12 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.train.optimizer = s.optimizer == "adam8bit" ? Optimizer::adam8bit : s.optimizer == "sgd" ? Optimizer::sgd : Optimizer::adam;
   if (s.reserve_bytes) st.train.reserve = bytes(*s.reserve_bytes);
   st.compute_dtype = parse_dtype(s.precision);
+  // FP8 and FP4 need tensor cores for them; running bf16 instead would answer another question.
+  if ((st.compute_dtype == DType::fp8 || st.compute_dtype == DType::fp4) &&
+      j.device.peak[static_cast<int>(st.compute_dtype)] <= 0)
+    fail(Exit::usage, fmt::format("--precision {}: {} has no {} tensor rate in the catalog; use --precision bf16 (or a "
+                                  "device with {}: h100-sxm, b200, mi300x, ...)",
+                                  s.precision, j.device.id, s.precision, s.precision));
   st.train.weight_bytes = (st.compute_dtype == DType::fp32 || st.compute_dtype == DType::tf32) ? 4 : 2;
   st.eff = default_efficiency(j.device.family);
   st.tp_overlap = s.tp_overlap;

@@ -67,6 +67,7 @@ bad() { # rc text args...
   run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
 }
 bad 2 "--pue '0.9' must be from 1" train --params 7B --gpus 8 --pue 0.9
+bad 2 "--precision fp8: a100-80gb has no fp8 tensor rate" train --params 7B --gpu a100-80gb --gpus 8 --precision fp8
 bad 2 "--price: '\$-2/h'" train --params 7B --gpus 8 --price '$-2/h'
 bad 2 "--years '0' must be from 0.1 to 30 years" train --params 7B --gpus 8 --years 0
 bad 2 "unknown site 'atlantis'" train --params 7B --gpus 8 --site atlantis
