@@ -18,6 +18,7 @@ constexpr long default_prompt = 1000, default_output = 300;
 // Latency targets when a user count is given without any: MLPerf Inference's Llama-2-70B
 // Server scenario (TTFT p99 2 s, TPOT p99 200 ms; loadgen mlperf.conf).
 constexpr double mlperf_ttft = 2.0, mlperf_tpot = 0.2;
+constexpr double mlperf_interactive_ttft = 0.45, mlperf_interactive_tpot = 0.04;
 // Seconds a user reads and types between replies when --think-time is not given (an assumption).
 constexpr double default_think = 60;
 
@@ -55,11 +56,23 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
       s.prompt_tokens > 0 ? s.prompt_tokens
                           : s.context > 0 ? std::max(1L, s.context - static_cast<long>(output)) : default_prompt);
   const bool serving = s.rate > 0 || s.users > 0;
-  if (s.rate > 0 && s.ttft_s <= 0 && s.tpot_s <= 0)
-    fail(Exit::usage, "--rate needs a latency target: --ttft and/or --tpot (MLPerf's server scenario uses --ttft 2s --tpot 200ms)");
+  const bool targeted = s.serving_scenario == "server" || s.serving_scenario == "interactive";
+  if (s.rate > 0 && s.ttft_s <= 0 && s.tpot_s <= 0 && !targeted)
+    fail(Exit::usage, "--rate needs a latency target: --ttft and/or --tpot, or --scenario server|interactive (MLPerf's "
+                      "server scenario is --ttft 2s --tpot 200ms)");
   double ttft = s.ttft_s, tpot = s.tpot_s;
   std::vector<Assumption> assumptions = j.facility.assumptions;
-  if (s.users > 0 && ttft <= 0 && tpot <= 0) {
+  if (targeted) {
+    // MLPerf Inference's Llama-2-70B scenarios: server TTFT 2 s and TPOT 200 ms (loadgen
+    // mlperf.conf); interactive (v5.0) 4.4x lower TTFT and 5x shorter TPOT, 450 ms and 40 ms
+    // (NVIDIA's MLPerf Inference v5.0 results post). A target given as a flag wins.
+    const bool interactive = s.serving_scenario == "interactive";
+    if (ttft <= 0) ttft = interactive ? mlperf_interactive_ttft : mlperf_ttft;
+    if (tpot <= 0) tpot = interactive ? mlperf_interactive_tpot : mlperf_tpot;
+    assumptions.push_back(Assumption{"latency targets", 0, fmt::format("TTFT {}, TPOT {}", format_duration(ttft), format_duration(tpot)),
+                                     "", fmt::format("scenario {}: MLPerf Inference Llama-2-70B {} constraints", s.serving_scenario,
+                                                     s.serving_scenario)});
+  } else if (s.users > 0 && ttft <= 0 && tpot <= 0 && s.serving_scenario != "offline") {
     ttft = mlperf_ttft, tpot = mlperf_tpot;
     assumptions.push_back(Assumption{"latency targets", 0, "TTFT 2 s, TPOT 200 ms", "",
                                      "default with --users: MLPerf Inference Llama-2-70B server scenario"});

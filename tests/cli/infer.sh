@@ -87,4 +87,12 @@ run infer --model llama-3.1-8b --gpu h100-sxm --context 128000 --format json
 long=$(sed -n 's/.*"decode_tokens_per_s": \([0-9.]*\),/\1/p' "$TMP/out")
 awk -v a="$short" -v b="$long" 'BEGIN { exit !(b < 0.6 * a) }' || fail "decode at 128k ($long) should be well below 1k ($short)"
 
+# --scenario interactive holds MLPerf's 40 ms TPOT: a wider tensor-parallel group than offline.
+run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --gpus 8 --scenario interactive --format json
+expect_rc 0; expect_out '"tp": 4,'; expect_out 'scenario interactive: MLPerf Inference Llama-2-70B'
+tpot=$(sed -n 's/.*"tpot_s": \([0-9.]*\),/\1/p' "$TMP/out")
+awk -v t="$tpot" 'BEGIN { exit !(t <= 0.04) }' || fail "interactive TPOT $tpot above 40 ms"
+run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --rate 10 --scenario server --format json
+expect_rc 0; expect_out '"value": "TTFT 2.00 s, TPOT 200 ms"'
+
 finish
