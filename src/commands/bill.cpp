@@ -92,7 +92,8 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
       const std::string node = f.node.rack_units > 0 ? fmt::format("{}, {}U", format_si(f.node.max_power.value(), "W"), f.node.rack_units)
                                                      : format_si(f.node.max_power.value(), "W");
       t.add_row({"racks", fmt::format("{} ({} node{} of {} per rack{}; limited by {})", p.racks, p.nodes_per_rack,
-                                      p.nodes_per_rack > 1 ? "s" : "", node, budget.empty() ? "" : " of " + budget,
+                                      p.nodes_per_rack > 1 ? "s" : "", node,
+                                      budget.empty() ? "" : (p.node_over_budget ? ", over a budget of " : " of ") + budget,
                                       rack_limit_name(p.rack_limit))});
     }
     // A facility's year: working for the utilisation share, idle the rest; a run: working.
