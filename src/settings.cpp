@@ -154,6 +154,8 @@ const std::array table{
            [](Scenario& s, V v) { s.ttft_s = v.number; }),
     number("tpot", Q::duration, 1, "s", 0, hour, true, cmd_infer, "none", "Time-per-output-token target, e.g. 50ms",
            [](Scenario& s, V v) { s.tpot_s = v.number; }),
+    integer("top", 1, 64, cmd_infer, "none", "List the K best tensor-parallel deployments tried, with why each loses",
+            [](Scenario& s, V v) { s.top = v.integer(); }),
     choice("scenario", "offline|server|interactive", cmd_infer, "offline; server targets with --users",
            "Latency targets: MLPerf's server (TTFT 2 s, TPOT 200 ms) or interactive (450 ms, 40 ms); offline: none",
            [](Scenario& s, V v) { s.serving_scenario = v.text; }),

@@ -53,6 +53,7 @@ struct Scenario {
   long users = 0;
   double think_s = 0;         // seconds between a user's requests, after a reply
   double ttft_s = 0, tpot_s = 0;  // latency targets (0: none)
+  int top = 0;                    // infer: list this many deployments tried (0: none)
   std::string serving_scenario;   // offline, server or interactive (MLPerf's); empty: as the flags say
   bool strict = false;
   std::string host;           // host CPU for offloaded layers; empty: by device

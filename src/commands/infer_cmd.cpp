@@ -104,6 +104,15 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
     x.decode.bandwidth = std::min(1.0, x.decode.bandwidth * s.efficiency_scale);
     return x;
   };
+  // The tensor-parallel degrees tried for a deployment, for --top.
+  struct Alternative {
+    int tp = 1;
+    std::optional<Operating> op;
+    int devices = 0;
+    double throughput = 0;  // output tokens/s of the deployment
+    std::string why;        // why it cannot serve; empty when it can
+  };
+  std::vector<Alternative> tried;
   if (!s.layout.tp) {
     is.tp = choose_tp(j.model, j.params, j.device, is, gpus_given > 0 ? gpus_given : (serving ? j.device.devices_per_node : 1));
     // A deployment of several devices: try every tensor-parallel degree from the smallest that
@@ -117,6 +126,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
                   : 0;
       std::optional<double> best;
       const int first = is.tp;
+      tried.clear();
       const int widest = std::max(1, gpus_given > 0 ? std::min(gpus_given, j.device.devices_per_node) : j.device.devices_per_node);
       for (int t = first; t <= widest && m.heads % t == 0; t *= 2) {
         if (gpus_given > 0 && gpus_given % t) continue;
@@ -124,12 +134,25 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
         trial.tp = t;
         InferModel tim = build(trial);
         const int limit = kv_batch_limit(tim);
-        if (!tim.memory.fits() || limit < 1) continue;
+        Alternative alt;
+        alt.tp = t;
+        if (!tim.memory.fits() || limit < 1) {
+          alt.why = !tim.memory.fits() ? "does not fit" : "no room for one sequence's KV";
+          tried.push_back(alt);
+          continue;
+        }
         auto cand = best_batch(tim, limit, prompt, output, ttft, tpot);
-        if (!cand) continue;
+        if (!cand) {
+          alt.why = "no batch meets the latency targets";
+          tried.push_back(alt);
+          continue;
+        }
+        alt.op = *cand;
+        alt.devices = serving ? replicas_for(rate_guess, cand->capacity_rps, t) * t : gpus_given;
+        alt.throughput = (alt.devices / t) * cand->capacity_rps * output;
+        tried.push_back(alt);
         // Score: fewer devices for a load (negated), more requests per second on fixed devices.
-        const double score = serving ? -static_cast<double>(replicas_for(rate_guess, cand->capacity_rps, t) * t)
-                                     : (gpus_given / t) * cand->capacity_rps;
+        const double score = serving ? -static_cast<double>(alt.devices) : (gpus_given / t) * cand->capacity_rps;
         if (!best || score > *best) best = score, is.tp = t;
       }
     }
@@ -286,6 +309,45 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
     if (kwh_per_m) t.add_row({"energy per million output tokens", format_sig(*kwh_per_m) + " kWh"});
   }
   doc.tables.push_back(t);
+  // --top K: the degrees tried, best first, with why each loses to the chosen one.
+  if (s.top > 0 && tried.size() > 1) {
+    std::stable_sort(tried.begin(), tried.end(), [&](const Alternative& a, const Alternative& b) {
+      if (a.op.has_value() != b.op.has_value()) return a.op.has_value();
+      if (!a.op) return a.tp < b.tp;
+      return serving ? a.devices < b.devices : a.throughput > b.throughput;
+    });
+    Table alt;
+    alt.title = "deployments tried (--top)";
+    alt.headers = {"tp", "devices", "batch", "output tokens/s", "TTFT / TPOT", "verdict"};
+    alt.right = {true, true, true, true, true, false};
+    Value list = Value::array();
+    const Alternative* first = tried.front().op ? &tried.front() : nullptr;
+    for (std::size_t i = 0; i < tried.size() && i < static_cast<std::size_t>(s.top); ++i) {
+      const Alternative& a = tried[i];
+      std::string verdict = a.why;
+      if (a.op)
+        verdict = a.tp == is.tp ? "chosen"
+                  : serving     ? (a.devices == first->devices ? std::string("as many devices; ties go to the smaller degree")
+                                                                   : fmt::format("needs {} more devices", a.devices - first->devices))
+                                : fmt::format("{:.0f}% less throughput", 100 * (1 - a.throughput / first->throughput));
+      alt.add_row({std::to_string(a.tp), a.op ? std::to_string(a.devices) : "-", a.op ? std::to_string(a.op->batch) : "-",
+                   a.op ? format_si(a.throughput, "tokens/s") : "-",
+                   a.op ? format_duration(a.op->ttft_s) + " / " + format_duration(a.op->tpot_s) : "-", verdict});
+      Value r = Value::object();
+      r.set("tp", a.tp);
+      r.set("devices", a.op ? Value(a.devices) : Value());
+      r.set("batch", a.op ? Value(a.op->batch) : Value());
+      r.set("throughput_tokens_per_s", a.op ? Value(a.throughput) : Value());
+      r.set("ttft_s", a.op ? Value(a.op->ttft_s) : Value());
+      r.set("tpot_s", a.op ? Value(a.op->tpot_s) : Value());
+      r.set("verdict", verdict);
+      list.push(r);
+    }
+    doc.tables.push_back(alt);
+    doc.data.set("alternatives", list);
+  }
+  if (s.top > 0 && tried.size() <= 1)
+    warnings.push_back("--top ranks the tensor-parallel degrees tried for --gpus N or a load, without --tp: nothing to rank here");
   doc.warnings = warnings;
   if (!runs) doc.exit_code = static_cast<int>(Exit::no_answer);
   if (o.explain) {

@@ -95,4 +95,13 @@ awk -v t="$tpot" 'BEGIN { exit !(t <= 0.04) }' || fail "interactive TPOT $tpot a
 run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --rate 10 --scenario server --format json
 expect_rc 0; expect_out '"value": "TTFT 2.00 s, TPOT 200 ms"'
 
+# --top K ranks the deployments tried, the chosen one first, each with why it loses.
+run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --gpus 8 --top 4 --format json
+expect_rc 0; expect_out '"alternatives": ['; expect_out '"verdict": "chosen"'; expect_out '% less throughput"'
+[ "$(grep -c '"verdict":' "$TMP/out")" -eq 4 ] || fail "--top 4 should list 4 deployments"
+run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --gpus 8 --top 2
+expect_rc 0; expect_out "deployments tried (--top)"
+run infer --model llama-3.1-8b --gpu h100-sxm --top 3
+expect_rc 0; expect_err "nothing to rank here"
+
 finish
