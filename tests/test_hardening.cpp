@@ -101,6 +101,13 @@ TEST_CASE("catalog numbers too large to cast are refused as out of range", "[har
   }
 }
 
+TEST_CASE("calibration integers are integers in range and never cast from a float", "[hardening]") {
+  // `schema = 8.1e271` (fuzz_calibration): toml++ casts a float node to int64, undefined behaviour.
+  CHECK_THROWS_WITH(parse_calibration("schema = 8.1e271\n", "c.toml"), Contains("'schema' must be an integer"));
+  CHECK_THROWS_WITH(parse_calibration("schema = 1.0\n", "c.toml"), Contains("'schema' must be an integer"));
+  CHECK_THROWS_WITH(parse_calibration("schema = 99999999999\n", "c.toml"), Contains("'schema' must be an integer"));
+}
+
 TEST_CASE("calibration files with hostile toml are refused with a located error", "[hardening]") {
   CHECK_THROWS_WITH(parse_calibration("[=]\n", "c.toml"), Contains("c.toml:1:2: error:"));
   CHECK_THROWS_WITH(parse_calibration("\xc3\xa9=1\n", "c.toml"), Contains("c.toml:1:1: error:"));

@@ -1,5 +1,6 @@
 #include "gpuplan/calibration/calibration.hpp"
 
+#include <limits>
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -165,7 +166,12 @@ T required(const toml::table& t, std::string_view key, const std::string& path, 
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (auto v = n->value<std::string>()) return *v;
   } else {
-    if (auto v = n->value<int64_t>()) return static_cast<T>(*v);
+    // An integer node only: toml++ converts a float node to int64 with a plain cast, undefined
+    // for 1e300 (found by fuzz_calibration); and the value must fit T.
+    if (n->is_integer()) {
+      const int64_t v = *n->value<int64_t>();
+      if (v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max()) return static_cast<T>(v);
+    }
   }
   bad(path, n->source(), fmt::format("'{}' must be {}", key, type));
 }
