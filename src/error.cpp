@@ -1,5 +1,6 @@
 #include "gpuplan/error.hpp"
 
+#include <cctype>
 #include <cmath>
 
 #include <algorithm>
@@ -21,6 +22,13 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
 std::string in_words(const std::vector<std::string>& items) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
@@ -28,14 +36,14 @@ std::string in_words(const std::vector<std::string>& items) {
 }
 
 namespace {
-// The tokens of an id: "llama-3.1-8b" -> llama, 3, 1, 8b (lower case).
+// The tokens of an id: "llama-3.1-8b" -> llama, 3, 1, 8b.
 std::vector<std::string> id_tokens(const std::string& id) {
   std::vector<std::string> out(1);
   for (char c : id) {
     if (c == '-' || c == '.' || c == '_' || c == ' ') {
       if (!out.back().empty()) out.emplace_back();
     } else {
-      out.back() += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      out.back() += c;
     }
   }
   if (out.back().empty()) out.pop_back();
@@ -54,7 +62,8 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
     for (const auto& c : candidates) {
       const std::vector<std::string> ct = id_tokens(c);
       std::size_t shared = 0;
-      for (const auto& t : wt) shared += std::find(ct.begin(), ct.end(), t) != ct.end();
+      for (const auto& t : wt)
+        shared += std::any_of(ct.begin(), ct.end(), [&](const std::string& x) { return same_ignoring_case(x, t); });
       const std::size_t d = edit_distance(word, c);
       if (shared > best_shared || (shared == best_shared && shared > 0 && d < best_d)) best = c, best_shared = shared, best_d = d;
     }

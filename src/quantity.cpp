@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <utility>
 
+#include "gpuplan/error.hpp"
+
 namespace gpuplan {
 namespace {
 
@@ -55,13 +57,6 @@ constexpr double kwh = 3.6e6;
 constexpr std::array per_kwh_suffixes{Suffix{"/kWh", 1 / kwh}, Suffix{"/MWh", 1 / (1000 * kwh)}};
 constexpr std::array fraction_suffixes{Suffix{"", 1}, Suffix{"%", 0.01}};
 constexpr std::array real_suffixes{Suffix{"", 1}};
-
-bool same_ignoring_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
 
 // The suffix as written; else, ignoring case ("70b", "4W", "80gib"), when every suffix that
 // matches so means the same factor. "gb/s" matches both GB/s and Gb/s and is refused.

@@ -57,5 +57,7 @@ std::string in_words(const std::vector<std::string>& items);
 // "did you mean" for ids and keys: the closest candidate within a small edit distance.
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
 std::size_t edit_distance(const std::string& a, const std::string& b);
+// "H100-SXM" and "h100-sxm"; "70B" and "70b" (ASCII letters).
+bool same_ignoring_case(std::string_view a, std::string_view b);
 
 }  // namespace gpuplan

@@ -330,11 +330,9 @@ const Record* Catalog::find(std::string_view kind, std::string_view id) const {
   if (k == kinds_.end()) return nullptr;
   auto r = k->second.find(std::string(id));
   if (r != k->second.end()) return &r->second;
-  // Ids are case-insensitive (H100-SXM is h100-sxm): an exact match first, then ASCII case folded.
-  const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  // Ids are case-insensitive (H100-SXM is h100-sxm): an exact match first, then case folded.
   for (const auto& [key, rec] : k->second)
-    if (key.size() == id.size() && std::equal(key.begin(), key.end(), id.begin(), [&](char a, char b) { return fold(a) == fold(b); }))
-      return &rec;
+    if (same_ignoring_case(key, id)) return &rec;
   return nullptr;
 }
 
