@@ -81,11 +81,11 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   // The cache holds --context; else a request's prompt and reply when requests are described or
   // served; else (the laptop question) what resolve_infer gives, min(4096, the model's maximum).
   InferSettings is = resolve_infer(s, j);
-  if (is.runtime == Runtime::ollama && !s.has("quant"))
-    assumptions.push_back(Assumption{"weights", 0, "q4_k_m", "", "default of ollama: its library tags are Q4_K_M builds"});
-  if (s.context <= 0 && (serving || s.gpus > 0 || s.prompt_tokens > 0 || s.output_tokens > 0))
-    is.context = static_cast<long>(prompt + output);
-  if (is.runtime == Runtime::ollama && s.context <= 0 && !serving && s.gpus <= 0 && s.prompt_tokens <= 0 && s.output_tokens <= 0)
+  if (is.quant != s.quant)  // the runtime chose the weights (resolve_infer)
+    assumptions.push_back(Assumption{"weights", 0, is.quant, "", "default of ollama: its library tags are Q4_K_M builds"});
+  const bool sized_by_request = serving || s.gpus > 0 || s.prompt_tokens > 0 || s.output_tokens > 0;
+  if (s.context <= 0 && sized_by_request) is.context = static_cast<long>(prompt + output);
+  if (is.runtime == Runtime::ollama && s.context <= 0 && !sized_by_request)
     assumptions.push_back(Assumption{"context", static_cast<double>(is.context), {}, "tokens",
                                      "default of ollama by device memory (docs/context-length: under 24 GiB 4k, 24-48 GiB "
                                      "32k, more 256k), at most the model's"});
@@ -113,6 +113,11 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
     std::string why;        // why it cannot serve; empty when it can
   };
   std::vector<Alternative> tried;
+  // Better: fewer devices for a load, more throughput on fixed devices (the deployment the
+  // search keeps, and the order --top lists them in).
+  const auto better = [&](const Alternative& a, const Alternative& b) {
+    return serving ? a.devices < b.devices : a.throughput > b.throughput;
+  };
   if (!s.layout.tp) {
     is.tp = choose_tp(j.model, j.params, j.device, is, gpus_given > 0 ? gpus_given : (serving ? j.device.devices_per_node : 1));
     // A deployment of several devices: try every tensor-parallel degree from the smallest that
@@ -124,9 +129,8 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
           serving ? (s.rate > 0 ? s.rate
                                 : static_cast<double>(s.users) / ((s.think_s > 0 ? s.think_s : default_think) + ttft + output * tpot))
                   : 0;
-      std::optional<double> best;
+      std::optional<Alternative> best;
       const int first = is.tp;
-      tried.clear();
       const int widest = std::max(1, gpus_given > 0 ? std::min(gpus_given, j.device.devices_per_node) : j.device.devices_per_node);
       for (int t = first; t <= widest && m.heads % t == 0; t *= 2) {
         if (gpus_given > 0 && gpus_given % t) continue;
@@ -151,9 +155,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
         alt.devices = serving ? replicas_for(rate_guess, cand->capacity_rps, t) * t : gpus_given;
         alt.throughput = (alt.devices / t) * cand->capacity_rps * output;
         tried.push_back(alt);
-        // Score: fewer devices for a load (negated), more requests per second on fixed devices.
-        const double score = serving ? -static_cast<double>(alt.devices) : (gpus_given / t) * cand->capacity_rps;
-        if (!best || score > *best) best = score, is.tp = t;
+        if (!best || better(alt, *best)) best = alt, is.tp = t;
       }
     }
   }
@@ -313,8 +315,7 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   if (s.top > 0 && tried.size() > 1) {
     std::stable_sort(tried.begin(), tried.end(), [&](const Alternative& a, const Alternative& b) {
       if (a.op.has_value() != b.op.has_value()) return a.op.has_value();
-      if (!a.op) return a.tp < b.tp;
-      return serving ? a.devices < b.devices : a.throughput > b.throughput;
+      return a.op ? better(a, b) : a.tp < b.tp;
     });
     Table alt;
     alt.title = "deployments tried (--top)";
