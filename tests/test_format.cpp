@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <span>
+
 #include "gpuplan/format.hpp"
+#include "gpuplan/report/answer_fields.hpp"
 #include "gpuplan/report/table.hpp"
 
 using namespace gpuplan;
@@ -66,4 +70,84 @@ TEST_CASE("tables align numbers right and csv quotes", "[format]") {
   CHECK(render_text(t) == "id       value\n-------  -----\na            1\nlong-id   1000\n");
   CHECK(csv_field("a,b") == "\"a,b\"");
   CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+}
+
+// --- Field tables (report/fields.hpp, report/answer_fields.hpp) ---
+
+namespace {
+struct Pair {
+  double a;
+  std::string b;
+};
+const std::array<gpuplan::Field<Pair>, 3> pair_fields{{
+    {"x.a_s", [](const Pair& p) { return gpuplan::Value(p.a); }, "a", [](const Pair& p) { return std::to_string(static_cast<int>(p.a)) + " s"; }},
+    {"x.b", [](const Pair& p) { return gpuplan::Value(p.b); }},
+    {"", nullptr, "b upper", [](const Pair& p) { return p.b + "!"; }, false},
+}};
+}  // namespace
+
+TEST_CASE("A field table gives nested JSON, keyed CSV rows and headed columns from one list") {
+  const std::vector<Pair> rows{{2, "two"}, {3, "three"}};
+  const std::span<const gpuplan::Field<Pair>> f(pair_fields);
+  const gpuplan::Value v = gpuplan::fields_object(f, rows[0]);
+  CHECK(gpuplan::to_json(v) == "{\n  \"x\": {\n    \"a_s\": 2,\n    \"b\": \"two\"\n  }\n}\n");
+  const gpuplan::Table csv = gpuplan::fields_csv(f, std::span<const Pair>(rows));
+  CHECK(gpuplan::render_csv(csv) == "x.a_s,x.b\n2,two\n3,three\n");
+  const gpuplan::Table t = gpuplan::fields_columns(f, std::span<const Pair>(rows));
+  CHECK(t.headers == std::vector<std::string>{"a", "b upper"});
+  CHECK(t.right == std::vector<bool>{true, false});
+  CHECK(t.rows[1] == std::vector<std::string>{"3 s", "three!"});
+}
+
+TEST_CASE("set_dotted nests keys in order and replaces a scalar that stood in the way") {
+  gpuplan::Value v = gpuplan::Value::object();
+  gpuplan::set_dotted(v, "a", 1);
+  gpuplan::set_dotted(v, "b.c", 2);
+  gpuplan::set_dotted(v, "b.d", 3);
+  gpuplan::set_dotted(v, "a.e", 4);
+  CHECK(gpuplan::scalar_text(*gpuplan::find_path(v, "b.c")) == "2");
+  CHECK(gpuplan::scalar_text(*gpuplan::find_path(v, "b.d")) == "3");
+  CHECK(gpuplan::scalar_text(*gpuplan::find_path(v, "a.e")) == "4");
+  CHECK(v.members().size() == 2);
+}
+
+TEST_CASE("The step and memory terms sum to the totals they break down") {
+  gpuplan::StepTime t;
+  t.compute = 1, t.tp_comm = 2, t.pp_comm = 4, t.dp_comm = 8, t.cp_comm = 16, t.ep_comm = 32, t.bubble = 64, t.optimizer = 128;
+  double sum = 0;
+  for (const auto& term : gpuplan::step_terms()) sum += term.of(t);
+  CHECK(sum == 255);  // every term once: 2^8 - 1
+  gpuplan::MemoryBreakdown m;
+  m.weights = gpuplan::bytes(1), m.gradients = gpuplan::bytes(2), m.optimizer = gpuplan::bytes(4);
+  m.activations = gpuplan::bytes(8), m.buffers = gpuplan::bytes(16), m.reserve = gpuplan::bytes(32);
+  sum = 0;
+  for (const auto& term : gpuplan::memory_terms()) sum += term.of(m);
+  CHECK(sum == m.total().value());
+  CHECK(sum == 63);
+}
+
+TEST_CASE("A ranked layout keeps the JSON keys of train and search and a CSV row per layout") {
+  gpuplan::Candidate c;
+  c.layout.tp = 4, c.layout.pp = 2, c.layout.dp = 8;
+  c.time.compute = 3, c.time.total = 4;
+  c.tokens_per_s = 1000;
+  c.memory.weights = gpuplan::bytes(10.4);
+  const std::vector<gpuplan::RankedLayout> rows{{1, 64, &c, 0.5, 0.6, 80e9}, {2, 64, &c, 0.25, 0.3, 80e9}};
+  const gpuplan::Value v = gpuplan::fields_object(gpuplan::ranked_layout_fields(), rows[0]);
+  CHECK(gpuplan::number_at(v, "layout.tp") == 4);
+  CHECK(gpuplan::number_at(v, "step_time_s") == 4);
+  CHECK(gpuplan::number_at(v, "step_breakdown_s.compute_s") == 3);
+  CHECK(gpuplan::number_at(v, "memory_breakdown_bytes.weights") == 10);  // bytes are whole
+  CHECK(gpuplan::number_at(v, "mfu") == 0.5);
+  CHECK(v.find("rank") == nullptr);  // the rank is the table's, not the answer's
+  const gpuplan::Table csv = gpuplan::ranked_csv(rows);
+  REQUIRE(csv.rows.size() == 2);
+  CHECK(csv.headers.front() == "rank");
+  CHECK(csv.rows[1].front() == "2");
+  CHECK(csv.headers.size() == csv.rows[0].size());
+  const gpuplan::Table t = gpuplan::ranked_table(rows);
+  CHECK(t.headers.front() == "rank");
+  CHECK(t.headers[1] == "tp");
+  CHECK(t.headers.size() == t.rows[0].size());
+  CHECK(t.rows[0][1] == "4");
 }

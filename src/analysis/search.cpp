@@ -32,7 +32,8 @@ constexpr std::initializer_list<int> pow2 = {1, 2, 4, 8, 16, 32, 64};
 // Calls f(layout) for every layout of `gpus` devices allowed by the model and constraints.
 // Global batch: fixed when given, else the nearest multiple of micro x dp to batch_tokens.
 template <typename F>
-long enumerate(const ModelArch& m, int seq_len, int gpus, const LayoutConstraints& c, double batch_tokens, F f) {
+long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const LayoutConstraints& c, double batch_tokens, F f) {
+  const int seq_len = st.seq_len;
   long count = 0;
   for_values(c.tp, pow2, [&](int tp) {
     if (gpus % tp || m.heads % tp) return;
@@ -63,6 +64,9 @@ long enumerate(const ModelArch& m, int seq_len, int gpus, const LayoutConstraint
             for (int rc = 0; rc < 3; ++rc) {
               auto recompute = static_cast<Recompute>(rc);
               if (c.recompute && *c.recompute != recompute) continue;
+              // Under flash attention selective recomputation keeps and recomputes nothing more
+              // than none does (memory.cpp, step.cpp): the same layout twice, so only none is listed.
+              if (!c.recompute && recompute == Recompute::selective && st.flash_attention) continue;
               for_values(c.zero, {0, 1, 2, 3}, [&](int zero) {
                 if (dp * cp == 1 && zero > 0 && !c.zero) return;  // nothing to shard over
                 for_values(c.interleave, {1, 2, 3, 4, 6, 8}, [&](int v) {
@@ -116,7 +120,7 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
   r.top.reserve(static_cast<std::size_t>(top_k) + 1);
-  r.evaluated = enumerate(sm.model, sm.settings.train.seq_len, gpus, c, batch_tokens, [&](const Layout& l) {
+  r.evaluated = enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
     MemoryBreakdown mem = training_memory(sm.model, sm.params, sm.settings.train, l);
     if (mem.total().value() > capacity) return;  // prune before timing
     ++r.fitting;
@@ -143,7 +147,7 @@ MinGpus min_gpus_for_memory(const StepModel& sm, const LayoutConstraints& c, int
     bool found = false;
     Candidate best;
     double best_total = 0;
-    out.evaluated += enumerate(sm.model, sm.settings.train.seq_len, n, cc, sm.settings.train.seq_len, [&](const Layout& l0) {
+    out.evaluated += enumerate(sm.model, sm.settings.train, n, cc, sm.settings.train.seq_len, [&](const Layout& l0) {
       Layout l = l0;
       l.global_batch = 0;  // memory only: assume enough micro-batches to fill the pipeline
       MemoryBreakdown mem = training_memory(sm.model, sm.params, sm.settings.train, l);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bill.hpp"
+#include "gpuplan/report/answer_fields.hpp"
 #include "gpuplan/analysis/search.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
@@ -10,21 +11,7 @@
 
 namespace gpuplan {
 
-Value layout_json(const Layout& l) {
-  Value v = Value::object();
-  v.set("tp", l.tp);
-  v.set("pp", l.pp);
-  v.set("dp", l.dp);
-  v.set("cp", l.cp);
-  v.set("ep", l.ep);
-  v.set("zero", l.zero);
-  v.set("recompute", to_string(l.recompute));
-  v.set("micro_batch", l.micro_batch);
-  v.set("global_batch", l.global_batch);
-  v.set("interleave", l.interleave);
-  v.set("sequence_parallel", l.sequence_parallel);
-  return v;
-}
+Value layout_json(const Layout& l) { return fields_object(layout_fields(), l); }
 
 namespace {
 
@@ -42,28 +29,18 @@ void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity, st
   t.headers = {"term", "bytes", "GiB", "share", ""};
   t.right = {false, true, true, true, false};
   const double total = mb.total().value();
-  auto row = [&](const char* name, Bytes b) {
-    double v = b.value();
-    t.add_row({name, format_exact(std::round(v)), format_iec(v), format_sig(100 * v / total) + "%", bar(v, total)});
-  };
-  row("weights", mb.weights);
-  row("gradients", mb.gradients);
-  row("optimizer", mb.optimizer);
-  row("activations", mb.activations);
-  row("buffers", mb.buffers);
-  row("reserve", mb.reserve);
+  for (const auto& term : memory_terms()) {
+    const double v = term.of(mb);
+    t.add_row({std::string(term.label), format_exact(std::round(v)), format_iec(v), format_sig(100 * v / total) + "%",
+               bar(v, total)});
+  }
   t.add_row({"total", format_exact(std::round(total)), format_iec(total), "", ""});
   t.add_row({"capacity", format_exact(capacity), format_iec(capacity), format_sig(100 * total / capacity) + "% used", ""});
   doc.tables.push_back(t);
 }
 
 void set_memory_json(Value& v, const MemoryBreakdown& mb, const Job& j, double capacity) {
-  v.set("weights_bytes", std::round(mb.weights.value()));
-  v.set("gradients_bytes", std::round(mb.gradients.value()));
-  v.set("optimizer_bytes", std::round(mb.optimizer.value()));
-  v.set("activations_bytes", std::round(mb.activations.value()));
-  v.set("buffers_bytes", std::round(mb.buffers.value()));
-  v.set("reserve_bytes", std::round(mb.reserve.value()));
+  for (const auto& term : memory_terms()) v.set(std::string(term.key) + "_bytes", std::round(term.of(mb)));
   v.set("total_bytes", std::round(mb.total().value()));
   v.set("capacity_bytes", capacity);
   v.set("fits", mb.total().value() <= capacity);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "bill.hpp"
+#include "gpuplan/report/answer_fields.hpp"
 #include "gpuplan/analysis/memory.hpp"
 #include "gpuplan/analysis/train.hpp"
 #include "gpuplan/commands.hpp"
@@ -13,39 +14,8 @@
 namespace gpuplan {
 namespace {
 
-Value breakdown_json(const StepTime& t) {
-  Value v = Value::object();
-  v.set("compute_s", t.compute);
-  v.set("tp_comm_s", t.tp_comm);
-  v.set("pp_comm_s", t.pp_comm);
-  v.set("dp_comm_s", t.dp_comm);
-  v.set("cp_comm_s", t.cp_comm);
-  v.set("ep_comm_s", t.ep_comm);
-  v.set("bubble_s", t.bubble);
-  v.set("optimizer_s", t.optimizer);
-  return v;
-}
-
 Value candidate_json(const Candidate& c, const StepModel& sm, int gpus) {
-  Value v = Value::object();
-  v.set("gpus", gpus);
-  v.set("layout", layout_json(c.layout));
-  v.set("step_time_s", c.time.total);
-  v.set("step_breakdown_s", breakdown_json(c.time));
-  v.set("tokens_per_s", c.tokens_per_s);
-  v.set("mfu", flops_utilisation(c.time.model_flops, c.time, sm, gpus));
-  v.set("hfu", flops_utilisation(c.time.hardware_flops, c.time, sm, gpus));
-  v.set("memory_per_gpu_bytes", std::round(c.memory.total().value()));
-  Value mb = Value::object();
-  mb.set("weights", std::round(c.memory.weights.value()));
-  mb.set("gradients", std::round(c.memory.gradients.value()));
-  mb.set("optimizer", std::round(c.memory.optimizer.value()));
-  mb.set("activations", std::round(c.memory.activations.value()));
-  mb.set("buffers", std::round(c.memory.buffers.value()));
-  mb.set("reserve", std::round(c.memory.reserve.value()));
-  v.set("memory_breakdown_bytes", mb);
-  v.set("capacity_bytes", sm.device.usable_memory().value());
-  return v;
+  return fields_object(ranked_layout_fields(), ranked(1, c, sm, gpus));
 }
 
 StepModel step_model(const Job& j) { return StepModel{j.model, j.params, j.device, j.step}; }
@@ -59,17 +29,10 @@ Table step_table(const Candidate& c, const Job& j, int gpus) {
                         l.micro_batch, l.global_batch, l.interleave, l.sequence_parallel ? "on" : "off");
   t.headers = {"step term", "time", "share"};
   t.right = {false, true, true};
-  auto row = [&](const char* n, double v) {
-    t.add_row({n, format_duration(v), format_sig(100 * v / c.time.total) + "%"});
-  };
-  row("compute", c.time.compute);
-  row("tensor-parallel comm", c.time.tp_comm);
-  row("pipeline comm", c.time.pp_comm);
-  row("data-parallel comm", c.time.dp_comm);
-  row("context-parallel comm", c.time.cp_comm);
-  row("expert-parallel comm", c.time.ep_comm);
-  row("pipeline bubble", c.time.bubble);
-  row("optimizer", c.time.optimizer);
+  for (const auto& term : step_terms()) {
+    const double v = term.of(c.time);
+    t.add_row({std::string(term.label), format_duration(v), format_sig(100 * v / c.time.total) + "%"});
+  }
   t.add_row({"step", format_duration(c.time.total), "100%"});
   return t;
 }
@@ -101,21 +64,13 @@ Document run_search(const Catalog& catalog, const Scenario& s, const RunOptions&
   v.set("warnings", warnings_json(j.warnings));
   doc.data = v;
   doc.warnings = j.warnings;
-  Table t;
-  t.title = fmt::format("{} on {} x {}: best {} of {} fitting layouts ({} evaluated)", j.model.id, s.gpus, j.device.id,
-                        r.top.size(), r.fitting, r.evaluated);
-  t.headers = {"rank", "tp", "pp", "dp", "cp", "ep", "zero", "recompute", "mb", "gb", "v", "sp", "step", "tokens/s", "MFU", "memory"};
-  t.right = {true, true, true, true, true, true, true, false, true, true, true, false, true, true, true, true};
-  int rank = 1;
-  for (const auto& c : r.top) {
-    const Layout& l = c.layout;
-    t.add_row({std::to_string(rank++), std::to_string(l.tp), std::to_string(l.pp), std::to_string(l.dp),
-               std::to_string(l.cp), std::to_string(l.ep), std::to_string(l.zero), to_string(l.recompute),
-               std::to_string(l.micro_batch), std::to_string(l.global_batch), std::to_string(l.interleave),
-               l.sequence_parallel ? "on" : "off", format_duration(c.time.total), format_si(c.tokens_per_s, ""),
-               format_sig(100 * flops_utilisation(c.time.model_flops, c.time, sm, s.gpus)) + "%",
-               format_iec(c.memory.total().value())});
-  }
+  const std::string title = fmt::format("{} on {} x {}: best {} of {} fitting layouts ({} evaluated)", j.model.id,
+                                        s.gpus, j.device.id, r.top.size(), r.fitting, r.evaluated);
+  std::vector<RankedLayout> rows;
+  for (const auto& c : r.top) rows.push_back(ranked(static_cast<int>(rows.size()) + 1, c, sm, s.gpus));
+  Table t = ranked_table(rows);
+  t.title = title;
+  doc.csv = ranked_csv(rows);
   doc.tables.push_back(t);
   if (o.stats)
     doc.lines.push_back(fmt::format("stats: {} layouts evaluated, {} fit, in {:.3f} s ({} layouts/s)", r.evaluated,

@@ -20,6 +20,22 @@ Value& Value::set(const std::string& key, Value v) {
   return members_.back().second;
 }
 
+Value& Value::member_object(const std::string& key) {
+  for (auto& [k, existing] : members_)
+    if (k == key) {
+      if (existing.type_ != Type::object) existing = object();
+      return existing;
+    }
+  return set(key, object());
+}
+
+void set_dotted(Value& object, std::string_view key, Value v) {
+  Value* at = &object;
+  for (std::size_t dot; (dot = key.find('.')) != std::string_view::npos; key.remove_prefix(dot + 1))
+    at = &at->member_object(std::string(key.substr(0, dot)));
+  at->set(std::string(key), std::move(v));
+}
+
 Value& Value::push(Value v) {
   items_.push_back(std::move(v));
   return items_.back();

@@ -38,6 +38,14 @@ run search --model gpt3-175b --gpu a100-80gb --gpus 1024 --global-batch 1536 --t
 cp "$TMP/out" "$TMP/first"
 run search --model gpt3-175b --gpu a100-80gb --gpus 1024 --global-batch 1536 --top 3 --format json
 cmp -s "$TMP/first" "$TMP/out" || fail "search output is not deterministic"
+# CSV: one row per layout under a header of keys, the same figures as the JSON.
+run search --model gpt3-175b --gpu a100-80gb --gpus 1024 --global-batch 1536 --top 3 --format csv
+expect_rc 0; expect_out 'rank,gpus,layout.tp,layout.pp,'
+[ "$(wc -l <"$TMP/out")" -eq 4 ] || fail "search --top 3 --format csv is not a header and 3 rows"
+golden search-gpt3-175b-1024.csv
+run search --model gpt3-175b --gpu a100-80gb --gpus 1024 --global-batch 1536 --top 3
+expect_rc 0
+golden search-gpt3-175b-1024.txt
 
 # Bad input: one line on stderr, documented exit code, nothing on stdout.
 bad() { # rc text args...

@@ -3,6 +3,7 @@
 // and, with tables, for people. Keys keep insertion order, so output is deterministic.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,8 @@ public:
 
   // Object: sets key (replacing an existing one in place). Returns the stored value.
   Value& set(const std::string& key, Value v);
+  // Object: the object member at key, created empty (last) when absent.
+  Value& member_object(const std::string& key);
   // Array: appends.
   Value& push(Value v);
   // Object lookup; nullptr when absent or not an object.
@@ -49,6 +52,9 @@ private:
   std::vector<Value> items_;
   std::vector<std::pair<std::string, Value>> members_;
 };
+
+// Sets a dotted key in an object, creating the nested objects in order ("a.b" -> {"a": {"b": v}}).
+void set_dotted(Value& object, std::string_view key, Value v);
 
 // JSON with two-space indentation, keys in insertion order, numbers in shortest exact form.
 std::string to_json(const Value& v);
