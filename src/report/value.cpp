@@ -114,10 +114,7 @@ void flatten_into(const Value& v, const std::string& prefix,
   if (v.type() == Value::Type::object) {
     for (const auto& [k, child] : v.members())
       flatten_into(child, prefix.empty() ? k : prefix + "." + k, out);
-  } else if (v.type() == Value::Type::array) {
-    for (std::size_t i = 0; i < v.items().size(); ++i)
-      flatten_into(v.items()[i], prefix + "." + std::to_string(i), out);
-  } else {
+  } else if (v.type() != Value::Type::array) {
     out.emplace_back(prefix, scalar_text(v));
   }
 }

@@ -66,6 +66,7 @@ expect_out '"warnings": ['
 run train --model llama-3.1-8b --gpus 8 --format csv
 expect_rc 0; [ "$(wc -l <"$TMP/out")" -eq 2 ] || fail "train CSV is not a header and one row"
 head -1 "$TMP/out" | grep -q "wall_clock_s" || fail "train CSV header lacks wall_clock_s"
+head -1 "$TMP/out" | grep -q "assumptions\.\|warnings" && fail "train CSV spreads its assumption list over columns"
 
 # --help lists only what a command takes.
 run infer --help

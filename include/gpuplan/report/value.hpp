@@ -65,7 +65,8 @@ std::optional<double> number_at(const Value& root, const std::string& path);
 // The dotted path of the first number that is not finite (an answer must never print inf or
 // nan, nor turn them into JSON null), or nullopt when every number is finite.
 std::optional<std::string> first_non_finite(const Value& root);
-// Flattens nested objects into dotted keys (arrays by index), for key,value CSV.
+// Flattens nested objects into dotted keys, for a CSV row of one result. Lists (assumptions,
+// warnings, alternatives) are left out: they are not figures of the result, and stay in JSON.
 std::vector<std::pair<std::string, std::string>> flatten(const Value& v);
 std::string scalar_text(const Value& v);
 
