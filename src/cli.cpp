@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 #include <functional>
 #include <iostream>
+#include <cstdlib>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "gpuplan/cli.hpp"
 #include "gpuplan/commands.hpp"
@@ -33,9 +36,22 @@ void check_finite(const Value& data) {
                                       "covers", *key));
 }
 
+// The columns of the terminal on stdout; 0 (no limit) when stdout is a pipe or a file, so that
+// what scripts read never depends on a window.
+std::size_t terminal_width() {
+  if (!isatty(STDOUT_FILENO)) return 0;
+  winsize ws{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  if (const char* c = std::getenv("COLUMNS")) {
+    const long n = std::strtol(c, nullptr, 10);
+    if (n >= 20 && n <= 10000) return static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
 void print(const Document& doc, const Globals& g) {
   check_finite(doc.data);
-  std::string out = render(doc, parse_format(g.format));
+  std::string out = render(doc, parse_format(g.format), terminal_width());
   for (const auto& w : doc.warnings) std::cerr << "gpuplan: warning: " << shown(w, 2000) << "\n";
   write_stdout(out);
 }
@@ -395,7 +411,7 @@ int cli_main(int argc, char** argv) {
           if (!v) fail(Exit::usage, "--get '" + plan_get_path + "' matches nothing in the report (try --format json to see the keys)");
           out = (v->type() == Value::Type::object || v->type() == Value::Type::array) ? to_json(*v) + "\n" : scalar_text(*v) + "\n";
         } else {
-          out = render_plan(run, g.format);
+          out = render_plan(run, g.format, terminal_width());
         }
       }
       if (plan_out.empty()) write_stdout(out);

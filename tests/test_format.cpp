@@ -151,3 +151,27 @@ TEST_CASE("A ranked layout keeps the JSON keys of train and search and a CSV row
   CHECK(t.headers.size() == t.rows[0].size());
   CHECK(t.rows[0][1] == "4");
 }
+
+TEST_CASE("A table wraps its text columns at spaces to fit a terminal and keeps figures whole") {
+  gpuplan::Table t;
+  t.headers = {"name", "size"};
+  t.right = {false, true};
+  t.add_row({"alpha beta gamma delta", "10.5 GiB"});
+  t.add_row({"x", "1 B"});
+  // Full width when there is no terminal: one line per row.
+  CHECK(gpuplan::render_text(t) ==
+        "name                        size\n"
+        "----------------------  --------\n"
+        "alpha beta gamma delta  10.5 GiB\n"
+        "x                            1 B\n");
+  // 24 columns: the name column gives up 8 (24 - 2 - 8 = 14 left), wrapping at a space.
+  CHECK(gpuplan::render_text(t, 24) ==
+        "name                size\n"
+        "--------------  --------\n"
+        "alpha beta      10.5 GiB\n"
+        "gamma delta\n"
+        "x                    1 B\n");
+  // Never below the longest word or the heading: a row too wide for the terminal stays whole.
+  CHECK(gpuplan::render_text(t, 5).find("gamma") != std::string::npos);
+  for (std::size_t w : {1, 5, 12, 24, 40}) CHECK(gpuplan::render_text(t, w).find("10.5 GiB") != std::string::npos);
+}

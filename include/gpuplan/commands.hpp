@@ -81,8 +81,8 @@ PlanRun run_plan(const Catalog& catalog, const std::string& path, const PlanLimi
 // The same on a plan's text (the fuzzer's entry point; path names it in messages).
 PlanRun run_plan_text(const Catalog& catalog, const std::string& text, const std::string& path,
                       const PlanLimits& limits = {});
-// table, markdown, csv, json or html.
-std::string render_plan(const PlanRun& run, const std::string& format);
+// table, markdown, csv, json or html; tables wrap to max_width when it is not 0.
+std::string render_plan(const PlanRun& run, const std::string& format, std::size_t max_width = 0);
 
 // gpuplan settings: the settings table (the commands in the mask only).
 Document run_settings(unsigned commands);

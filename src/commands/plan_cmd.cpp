@@ -170,7 +170,7 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
   return run;
 }
 
-std::string render_plan(const PlanRun& run, const std::string& format) {
+std::string render_plan(const PlanRun& run, const std::string& format, std::size_t max_width) {
   if (format == "html") return plan_html(run.report);
   if (format == "csv") return plan_csv(run.report);
   const Format f = parse_format(format);
@@ -193,7 +193,7 @@ std::string render_plan(const PlanRun& run, const std::string& format) {
     if (!field("description").empty()) head += printable(field("description")) + "\n";
     head += printable(who) + "\n\n";
   }
-  return head + render(plan_document(run.report), f);
+  return head + render(plan_document(run.report), f, max_width);
 }
 
 }  // namespace gpuplan

@@ -29,24 +29,99 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
 }
 }  // namespace
 
-std::string render_text(const Table& t) {
-  std::vector<std::size_t> w(t.headers.size(), 0);
-  for (std::size_t c = 0; c < t.headers.size(); ++c) w[c] = width(t.headers[c]);
+namespace {
+// The first `w` code points of s and the rest: at the last space within them when there is one
+// (so words stay whole), else cut there.
+std::pair<std::string, std::string> split_at_width(const std::string& s, std::size_t w) {
+  std::size_t bytes = 0, points = 0, space = std::string::npos;
+  while (bytes < s.size() && points < w) {
+    if (s[bytes] == ' ') space = bytes;
+    ++bytes;
+    while (bytes < s.size() && (static_cast<unsigned char>(s[bytes]) & 0xC0) == 0x80) ++bytes;
+    ++points;
+  }
+  if (bytes >= s.size()) return {s, ""};
+  if (s[bytes] == ' ') space = bytes;
+  const std::size_t cut = space != std::string::npos && space > 0 ? space : bytes;
+  std::size_t next = cut;
+  while (next < s.size() && s[next] == ' ') ++next;
+  return {s.substr(0, cut), s.substr(next)};
+}
+// s as lines of at most w code points (w 0: one line).
+std::vector<std::string> wrap(std::string s, std::size_t w) {
+  std::vector<std::string> out;
+  if (w == 0 || width(s) <= w) return {s};
+  while (!s.empty()) {
+    auto [head, rest] = split_at_width(s, w);
+    out.push_back(head);
+    s = rest;
+  }
+  return out;
+}
+}  // namespace
+
+std::string render_text(const Table& t, std::size_t max_width) {
+  const std::size_t n = t.headers.size();
+  std::vector<std::size_t> w(n, 0);
+  for (std::size_t c = 0; c < n; ++c) w[c] = width(t.headers[c]);
   for (const auto& row : t.rows)
-    for (std::size_t c = 0; c < row.size() && c < w.size(); ++c) w[c] = std::max(w[c], width(row[c]));
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string out;
-    for (std::size_t c = 0; c < w.size(); ++c) {
-      bool right = c < t.right.size() && t.right[c];
-      std::string cell = c < cells.size() ? printable(cells[c]) : "";
-      out += pad(cell, w[c], right);
-      if (c + 1 < w.size()) out += "  ";
+    for (std::size_t c = 0; c < row.size() && c < n; ++c) w[c] = std::max(w[c], width(printable(row[c])));
+  auto right = [&](std::size_t c) { return c < t.right.size() && t.right[c]; };
+  // Narrower than the terminal: the widest text column gives way first and its cells wrap at
+  // spaces, down to its heading or its longest word (at most 20 characters wide), so that ids
+  // never break. Right-aligned columns hold figures with their units: they never wrap.
+  std::vector<std::size_t> floor(n, 0);
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t word = 0;
+    for (const auto& row : t.rows)
+      if (c < row.size())
+        for (std::size_t start = 0; start < row[c].size();) {
+          const std::size_t end = std::min(row[c].find(' ', start), row[c].size());
+          word = std::max(word, width(row[c].substr(start, end - start)));
+          start = end + 1;
+        }
+    floor[c] = right(c) ? w[c] : std::max(width(t.headers[c]), std::min<std::size_t>(word, 20));
+  }
+  if (max_width > 0 && n > 0) {
+    auto total = [&] {
+      std::size_t sum = 2 * (n - 1);
+      for (auto x : w) sum += x;
+      return sum;
+    };
+    while (total() > max_width) {
+      std::size_t widest = n;
+      for (std::size_t c = 0; c < n; ++c)
+        if (w[c] > floor[c] && (widest == n || w[c] > w[widest])) widest = c;
+      if (widest == n) break;
+      std::size_t second = 0;  // shrink to the next widest column at most, then share
+      for (std::size_t c = 0; c < n; ++c)
+        if (c != widest) second = std::max(second, w[c]);
+      const std::size_t target = std::max({floor[widest], second, w[widest] - std::min(w[widest], total() - max_width)});
+      w[widest] = target < w[widest] ? target : w[widest] - 1;
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out + "\n";
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::vector<std::vector<std::string>> parts(n);
+    std::size_t height = 1;
+    for (std::size_t c = 0; c < n; ++c) {
+      parts[c] = wrap(c < cells.size() ? printable(cells[c]) : "", w[c]);
+      height = std::max(height, parts[c].size());
+    }
+    std::string out;
+    for (std::size_t h = 0; h < height; ++h) {
+      std::string l;
+      for (std::size_t c = 0; c < n; ++c) {
+        l += pad(h < parts[c].size() ? parts[c][h] : "", w[c], right(c));
+        if (c + 1 < n) l += "  ";
+      }
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out += l + "\n";
+    }
+    return out;
   };
   std::string out;
-  if (!t.title.empty()) out += printable(t.title) + "\n";
+  if (!t.title.empty())
+    for (const auto& l : wrap(printable(t.title), max_width)) out += l + "\n";
   out += line(t.headers);
   std::vector<std::string> rule;
   for (auto x : w) rule.push_back(std::string(x, '-'));
@@ -124,7 +199,7 @@ Value with_schema_version(const Value& data) {
   return v;
 }
 
-std::string render(const Document& doc, Format format) {
+std::string render(const Document& doc, Format format, std::size_t max_width) {
   switch (format) {
     case Format::json: return to_json(with_schema_version(doc.data));
     case Format::csv: {
@@ -152,7 +227,7 @@ std::string render(const Document& doc, Format format) {
       std::string out;
       for (std::size_t i = 0; i < doc.tables.size(); ++i) {
         if (i) out += "\n";
-        out += render_text(doc.tables[i]);
+        out += render_text(doc.tables[i], max_width);
       }
       if (!doc.lines.empty()) {
         if (!doc.tables.empty()) out += "\n";

@@ -32,7 +32,9 @@ struct Document {
   int exit_code = 0;               // the answer is printed, then the command exits with this (1: does not fit)
 };
 
-std::string render_text(const Table& t);
+// max_width > 0 (a terminal's columns): text columns wrap, widest first, so that rows fit;
+// 0: every cell on one line at full width (pipes and files).
+std::string render_text(const Table& t, std::size_t max_width = 0);
 std::string render_markdown(const Table& t);
 std::string render_csv(const Table& t);
 std::string csv_field(const std::string& s);
@@ -41,6 +43,6 @@ std::string markdown_text(std::string_view s);
 // changes (man page, HISTORY).
 constexpr int json_schema_version = 1;
 Value with_schema_version(const Value& data);
-std::string render(const Document& doc, Format format);
+std::string render(const Document& doc, Format format, std::size_t max_width = 0);
 
 }  // namespace gpuplan
