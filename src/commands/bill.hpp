@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/analysis/train.hpp"
 #include "gpuplan/report/table.hpp"
 #include "gpuplan/scenario.hpp"
 
@@ -34,6 +35,20 @@ struct Bill {
   Table table;
 };
 Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, const RunFacts& run);
+
+// A training run: the question asked of plan_training, its answer and the bill of its cluster.
+// `train` renders it; plans keep it to vary the bill without searching again.
+struct TrainRun {
+  Job job;
+  TrainQuestion question;
+  TrainAnswer answer;
+  ClusterPower cluster;
+  Bill bill;
+  std::vector<std::string> warnings;  // the job's, the facility's, the answer's and the cluster's
+};
+TrainRun train_run(const Catalog& catalog, const Scenario& s);
+struct RunOptions;
+Document train_document(const TrainRun& run, const Scenario& s, const RunOptions& o);
 
 Value assumptions_json(const std::vector<Assumption>& list);
 // "PUE = 1.56 (sites.us-average: ...)", for --explain.

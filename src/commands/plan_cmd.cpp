@@ -3,6 +3,7 @@
 #include <chrono>
 #include <fmt/format.h>
 
+#include "bill.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
@@ -33,9 +34,32 @@ Scenario scenario_of(const PlanScenario& ps) {
   return s;
 }
 
-Value evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s) {
-  RunOptions o;
-  return (ps.command == "infer" ? run_infer(cat, s, o) : run_train(cat, s, o)).data;
+// One scenario's answer; for training, also the count and layout the search chose.
+struct Evaluation {
+  Value data;
+  std::optional<TrainRun> train;
+};
+Evaluation evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s) {
+  const RunOptions o;
+  if (ps.command == "infer") return {run_infer(cat, s, o).data, std::nullopt};
+  TrainRun run = train_run(cat, s);
+  Value data = train_document(run, s, o).data;
+  return {std::move(data), std::move(run)};
+}
+
+// A sensitivity input that changes only the bill (price, PUE, power) leaves the device count
+// and layout the search chose: the variation evaluates that one layout instead of searching
+// again. Tokens change the count only when a deadline sets it. Efficiency changes step times,
+// and with them which layout is fastest: it searches.
+Scenario pinned(const Scenario& varied, const std::string& input, const std::optional<TrainRun>& base) {
+  if (!base || input == "mfu" || (input == "tokens" && varied.gpus <= 0)) return varied;
+  Scenario s = varied;
+  const Layout& l = base->answer.best.layout;
+  s.gpus = base->answer.gpus;
+  s.deadline_s = 0;
+  s.layout = LayoutConstraints{l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, l.micro_batch, l.global_batch, l.interleave,
+                               l.recompute, l.sequence_parallel};
+  return s;
 }
 
 // Layout searches one evaluation of a scenario may run.
@@ -100,9 +124,12 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
     Value settings = Value::object();
     for (const auto& st : ps.settings) settings.set(st.key, st.value);
     Value result;
+    std::optional<TrainRun> chosen;
     Verdict verdict;
     try {
-      result = evaluate(cat, ps, s);
+      Evaluation e = evaluate(cat, ps, s);
+      result = std::move(e.data);
+      chosen = std::move(e.train);
       verdict = check_constraints(ps.constraints, result, ps.command, s.buy);
     } catch (const Error& e) {
       if (e.code() != Exit::no_answer) rethrow_at(e, ps);
@@ -130,7 +157,7 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
           apply_setting(varied, sensitivity_setting(in.name), fmt::format("{}", factor));
           Headline h;
           try {
-            h = headline_of(evaluate(cat, ps, varied), ps.command, s.buy);
+            h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).data, ps.command, s.buy);
           } catch (const Error&) {
             // A variation with no answer (nothing fits) leaves its cell empty.
           }

@@ -102,22 +102,37 @@ TrainQuestion train_question(const Job& j, const Scenario& s) {
   return q;
 }
 
-Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+TrainRun train_run(const Catalog& catalog, const Scenario& s) {
   if (s.gpus <= 0 && s.deadline_s <= 0) fail(Exit::usage, "train needs --gpus N or a deadline (--weeks or --days)");
-  const Job j = resolve(s, catalog);
-  const TrainQuestion q = train_question(j, s);
-  const TrainAnswer ans = plan_training(q);
+  TrainRun r;
+  r.job = resolve(s, catalog);
+  r.question = train_question(r.job, s);
+  r.answer = plan_training(r.question);
+  r.question.storage.system = nullptr;  // it pointed into r.job, which moves with the return
+  const Facility& fac = r.job.facility;
+  r.cluster = cluster_of(fac, s, r.answer.gpus, r.answer.storage.units);
+  r.bill = make_bill(fac, s, r.cluster, RunFacts{r.answer.gpus, r.answer.wall, r.answer.comm_fraction,
+                                                 r.answer.storage.capacity_needed.value()});
+  for (const auto& w : {r.job.warnings, fac.warnings, r.answer.warnings, r.cluster.warnings})
+    r.warnings.insert(r.warnings.end(), w.begin(), w.end());
+  return r;
+}
+
+Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+  return train_document(train_run(catalog, s), s, o);
+}
+
+Document train_document(const TrainRun& run, const Scenario& s, const RunOptions& o) {
+  const Job& j = run.job;
+  const TrainQuestion& q = run.question;
+  const TrainAnswer& ans = run.answer;
   const Candidate& best = ans.best;
   const int gpus = ans.gpus;
   const StorageResult& sr = ans.storage;
   const StorageInput& si = q.storage;
   const Facility& fac = j.facility;
-  std::vector<std::string> warnings = j.warnings;
-  warnings.insert(warnings.end(), fac.warnings.begin(), fac.warnings.end());
-  warnings.insert(warnings.end(), ans.warnings.begin(), ans.warnings.end());
-  const ClusterPower cp = cluster_of(fac, s, gpus, sr.units);
-  warnings.insert(warnings.end(), cp.warnings.begin(), cp.warnings.end());
-  const Bill bill = make_bill(fac, s, cp, RunFacts{gpus, ans.wall, ans.comm_fraction, sr.capacity_needed.value()});
+  const Bill& bill = run.bill;
+  const std::vector<std::string>& warnings = run.warnings;
 
   Document doc;
   Value v = candidate_json(best, q.model, gpus);

@@ -73,6 +73,15 @@ expect_rc 0; expect_out '"value": 20000,'; expect_out 'vendor quote 117'
 # Sensitivity: the tornado has a low and a high for each input.
 run plan "$SRC/examples/cloud-vs-owned-7b.toml" --get scenarios.lambda.sensitivity
 expect_out '"input": "mfu"'; expect_out '"cost_low":'; expect_out '"time_high":'
+# A price 20% lower is a cloud bill 20% lower on the same layout (the variation reuses the
+# searched layout instead of searching again), and the time does not move.
+run plan "$SRC/examples/cloud-vs-owned-7b.toml" --get scenarios.lambda.cost_usd.cloud; base_cost="$out"
+run plan "$SRC/examples/cloud-vs-owned-7b.toml" --get scenarios.lambda.sensitivity.1.cost_low; low_cost="$out"
+awk -v b="$base_cost" -v l="$low_cost" 'BEGIN { d = l / (0.8 * b) - 1; exit !(d < 1e-12 && d > -1e-12) }' ||
+  fail "price -20% gave cloud cost $low_cost, not 0.8 x $base_cost"
+run plan "$SRC/examples/cloud-vs-owned-7b.toml" --get scenarios.lambda.wall_clock_days; base_days="$out"
+run plan "$SRC/examples/cloud-vs-owned-7b.toml" --get scenarios.lambda.sensitivity.1.time_high
+[ "$out" = "$base_days" ] || fail "price +20% moved the wall clock: $out days, not $base_days"
 
 # Output files: atomic, never over an existing file without --force; same plan, same bytes.
 run plan "$SRC/examples/laptops.toml" --format markdown -o "$TMP/r.md"
