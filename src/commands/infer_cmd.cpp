@@ -267,7 +267,15 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("kwh_per_million_tokens", runs ? kwh_per_m : Value());
   v.set("site", j.facility.site.id);
   v.set("power", bill.power);
-  v.set("cost_usd_per_hour", bill.cost);
+  // The bill of one hour: its hourly figures per hour, the totals of the cluster's life
+  // (capital, cost of ownership, per year, break-even) beside them, not under "per hour".
+  Value per_hour = Value::object(), totals = Value::object();
+  for (const auto& [k, x] : bill.cost.members())
+    (k == "cloud" || k == "owned_run" || k == "electricity" || k == "idle_gpu_hour" || k == "cloud_storage" ? per_hour
+                                                                                                          : totals)
+        .set(k, x);
+  v.set("cost_usd_per_hour", per_hour);
+  v.set("cost_usd", totals);
   assumptions.push_back(Assumption{"decode bandwidth efficiency", im.decode.bandwidth, {}, "", im.decode.origin});
   assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer.value(), {}, "s", im.decode.origin});
   assumptions.push_back(Assumption{"runtime reserve", mem.reserve.value(), {}, "B",

@@ -12,6 +12,13 @@ golden infer-llama-3.1-70b-h100-rate20.json
 # TTFT and TPOT at the chosen load meet the targets.
 ttft=$(sed -n 's/.*"ttft_s": \([0-9.e-]*\),/\1/p' "$TMP/out"); tpot=$(sed -n 's/.*"tpot_s": \([0-9.e-]*\),/\1/p' "$TMP/out")
 awk -v a="$ttft" -v b="$tpot" 'BEGIN { exit !(a <= 1 && b <= 0.05) }' || fail "targets missed: ttft $ttft tpot $tpot"
+# Per hour means per hour: the cluster's lifetime totals are under cost_usd, as in train.
+run infer --model llama-3.1-70b --gpu h100-sxm --gpus 8 --format json
+per_hour=$(sed -n '/"cost_usd_per_hour": {/,/}/p' "$TMP/out")
+for k in capital owned_tco cloud_lifetime break_even_months; do
+  grep -q "\"$k\"" <<<"$per_hour" && fail "cost_usd_per_hour carries the lifetime figure $k"
+  expect_out "\"$k\":"
+done
 
 run infer --model llama-3.1-8b --gpu rtx-4090 --quant q4_k_m --context 8k --format json
 expect_rc 0; expect_out '"runtime": "llama.cpp"'; expect_out '"kv_cache_bytes_per_token": 131072'; expect_out '"fits": true'
