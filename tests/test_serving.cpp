@@ -73,3 +73,59 @@ TEST_CASE("replicas are the rate over a replica's capacity rounded up and bounde
   CHECK_THROWS_AS(replicas_for(1e7, 1e-3, 1), Error);  // 1e10 devices
   CHECK_THROWS_AS(replicas_for(1, 0, 1), Error);       // no capacity at all
 }
+
+// --- Queueing (serving.hpp): closed forms of M/M/1, M/D/1 and M/M/c. ---
+TEST_CASE("M/M/1 waiting time mean and quantiles are the closed forms", "[serving]") {
+  // lambda 3/s, service 0.25 s (mu 4/s, rho 0.75): P(wait) = rho, E[W] = rho / (mu - lambda),
+  // P(W > t) = rho exp(-(mu - lambda) t).
+  CHECK(erlang_c(1, 0.75) == Approx(0.75));
+  CHECK(mean_wait(1, 3, 0.25, 1) == Approx(0.75 / 1));
+  CHECK(wait_quantile(1, 3, 0.25, 1, 0.99) == Approx(std::log(0.75 / 0.01)));
+  CHECK(wait_quantile(1, 3, 0.25, 1, 0.2) == 0);  // 25% of arrivals find it idle: the 20th percentile waits 0
+  CHECK(mean_wait(1, 4, 0.25, 1) == HUGE_VAL);    // rho = 1: unbounded
+}
+
+TEST_CASE("M/D/1 mean wait is Pollaczek-Khinchine's rho S over 2 of 1 - rho", "[serving]") {
+  for (double rho : {0.1, 0.5, 0.9, 0.99}) {
+    const double s = 0.2, lambda = rho / s;
+    CHECK(mean_wait(1, lambda, s, 0) == Approx(rho * s / (2 * (1 - rho))));
+  }
+}
+
+TEST_CASE("Erlang C matches its textbook values and a direct sum at thousands of servers", "[serving]") {
+  // M/M/2 at a = 1 (rho 0.5): B = (1/2) / (1 + 1 + 1/2) = 0.2, C = 0.2 / (1 - 0.5 x 0.8) = 1/3.
+  CHECK(erlang_c(2, 1) == Approx(1.0 / 3));
+  CHECK(erlang_c(10, 0) == 0);
+  CHECK(erlang_c(10, 10) == 1);
+  // The early-stopping sum against a full sum of Poisson terms in log space.
+  for (const auto& [c, a] : {std::pair{64, 50.0}, std::pair{4096, 4000.0}, std::pair{4096, 3000.0}, std::pair{300, 299.5}}) {
+    long double sum = 0;
+    const long double log_tc = c * std::log(static_cast<long double>(a)) - std::lgamma(static_cast<long double>(c) + 1);
+    for (int k = 0; k <= c; ++k)
+      sum += std::exp(k * std::log(static_cast<long double>(a)) - std::lgamma(static_cast<long double>(k) + 1) - log_tc);
+    const double b = static_cast<double>(1 / sum), rho = a / c;
+    const double want = b / (1 - rho * (1 - b));
+    CHECK(erlang_c(c, a) == Approx(want).margin(1e-15));
+  }
+}
+
+TEST_CASE("under p99 targets a replica runs at the highest load that meets them", "[serving]") {
+  const InferModel im = served("llama-3.1-8b", "h100-sxm", 1);
+  const auto offline = best_batch(im, 512, 1000, 300, 0, 0);
+  const auto server = best_batch(im, 512, 1000, 300, 0.5, 0.03);
+  REQUIRE(offline);
+  REQUIRE(server);
+  CHECK(offline->sustained_rps == offline->capacity_rps);
+  CHECK_FALSE(offline->ttft);  // full load: no arrival process, no percentiles
+  CHECK(server->sustained_rps < server->capacity_rps);
+  CHECK(server->sustained_rps < offline->sustained_rps);
+  REQUIRE(server->ttft);
+  REQUIRE(server->tpot);
+  CHECK(server->ttft->p99 <= 0.5);
+  CHECK(server->tpot->p99 <= 0.03);
+  CHECK(server->ttft->p50 <= server->ttft->p90);
+  CHECK(server->tpot->p90 <= server->tpot->p99);
+  // A little more load breaks one of them: the load found is the highest.
+  const Operating more = operate(im, server->batch, 1000, 300, server->load_share + 1e-3);
+  CHECK_FALSE(meets_targets(more, 0.5, 0.03));
+}

@@ -1,6 +1,8 @@
 #include "gpuplan/analysis/serving.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -8,32 +10,144 @@
 
 namespace gpuplan {
 
+namespace {
+
+// Standard normal quantiles (z for 0.5, 0.9, 0.99).
+constexpr double z50 = 0, z90 = 1.2815515655446004, z99 = 2.3263478740408408;
+
+// The waiting-time quantile of an M/G/c queue given its Erlang C and drain rate c mu - lambda.
+double quantile_given(double waits, double drain, double scv, double p) {
+  if (1 - p >= waits) return 0;  // at least a share p of arrivals find a free server
+  return (1 + scv) / 2 / drain * std::log(waits / (1 - p));
+}
+
+// The pieces of a replica's latency at a load share u of its capacity (no queueing yet).
+struct Load {
+  double lambda, tpot_mean, first, hold;
+};
+Load load_of(const Operating& o, double u) {
+  Load l;
+  l.lambda = u * o.capacity_rps;
+  const double rho = std::min(0.95, l.lambda * o.prefill_s);  // share of time spent prefilling
+  l.tpot_mean = o.step_s / (1 - rho);
+  l.first = o.prefill_s * o.prefills_per_step + l.tpot_mean;  // the whole prefill step, then a decode
+  l.hold = o.batch / o.capacity_rps;  // a request holds its slot B / capacity at full load
+  return l;
+}
+// A request's TPOT at the normal quantile z: its O steps and the prefill steps that land in
+// its life. Prefill steps arrive at lambda / k and each takes k t_p; a Poisson count of mean m.
+double tpot_at(const Operating& o, const Load& l, double output, double z) {
+  const double k = o.prefills_per_step, m = l.lambda / k * output * l.tpot_mean;
+  const double landed = std::max(0.0, m + z * std::sqrt(m));
+  return (output * o.step_s + landed * k * o.prefill_s) / output;
+}
+double ttft_p99(const Operating& o, const Load& l) {
+  return l.first + wait_quantile(o.batch, l.lambda, l.hold, 0, 0.99);
+}
+
+// The latencies of o at a load share u of its capacity.
+void at_load(Operating& o, double u, double output) {
+  o.load_share = u;
+  const Load l = load_of(o, u);
+  o.tpot_s = l.tpot_mean;
+  o.ttft.reset(), o.tpot.reset();
+  // At full load (offline: every request queued at once) there is no arrival process to
+  // queue behind: the TTFT is the prefill and first token alone, and there are no percentiles.
+  o.ttft_s = l.first;
+  if (u >= 1) return;
+  const double drain = o.batch / l.hold - l.lambda, waits = erlang_c(o.batch, l.lambda * l.hold);
+  o.ttft_s += waits / 2 / drain;
+  o.ttft = Percentiles{l.first + quantile_given(waits, drain, 0, 0.5), l.first + quantile_given(waits, drain, 0, 0.9),
+                       l.first + quantile_given(waits, drain, 0, 0.99)};
+  o.tpot = Percentiles{tpot_at(o, l, output, z50), tpot_at(o, l, output, z90), tpot_at(o, l, output, z99)};
+}
+
+// The highest load share in [0, hi] at which ok(u) holds, to 1e-5 (ok holds at 0, fails above).
+template <class F>
+double highest(double hi, F ok) {
+  if (ok(hi)) return hi;
+  double lo = 0;
+  while (hi - lo > 1e-5) {
+    const double mid = (lo + hi) / 2;
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace
+
+double erlang_c(int servers, double offered) {
+  const double c = servers;
+  if (offered <= 0) return 0;
+  if (offered >= c) return 1;
+  // Erlang B = t_c / sum_{k<=c} t_k with t_k = a^k / k!, summed from k = c down (relative to
+  // t_c): the terms grow while k > a and fall after, so the sum stops once they are negligible,
+  // or once it is so large that B (and with it C) is nil. O(c - a + sqrt(a)) rather than O(c).
+  double term = 1, sum = 1;
+  for (int k = servers; k >= 1; --k) {
+    term *= k / offered;  // t_{k-1} / t_c
+    sum += term;
+    if (sum > 1e300) return 0;
+    if (k - 1 < offered && term < 1e-17 * sum) break;
+  }
+  const double b = 1 / sum, rho = offered / c;
+  return b / (1 - rho * (1 - b));
+}
+
+double mean_wait(int servers, double arrival_rate, double service_s, double service_scv) {
+  const double drain = servers / service_s - arrival_rate;  // c mu - lambda
+  if (drain <= 0) return HUGE_VAL;
+  return erlang_c(servers, arrival_rate * service_s) * (1 + service_scv) / 2 / drain;
+}
+
+double wait_quantile(int servers, double arrival_rate, double service_s, double service_scv, double p) {
+  const double drain = servers / service_s - arrival_rate;
+  if (drain <= 0) return HUGE_VAL;
+  return quantile_given(erlang_c(servers, arrival_rate * service_s), drain, service_scv, p);
+}
+
 Operating operate(const InferModel& im, int batch, double prompt, double output, double load_share) {
   Operating o;
   o.batch = batch;
   // Under load a serving runtime prefills several prompts per step (chunked prefill); each
   // request pays its share of that step. llama.cpp serves one prompt at a time.
-  const int together = im.settings.runtime == Runtime::vllm
-                           ? std::max(1, std::min(batch, static_cast<int>(serving_prefill_tokens / std::max(1.0, prompt))))
-                           : 1;
-  o.prefill_s = prefill_time(im, static_cast<long>(prompt), together).value() / together;
+  o.prefills_per_step = im.settings.runtime == Runtime::vllm
+                            ? std::max(1, std::min(batch, static_cast<int>(serving_prefill_tokens / std::max(1.0, prompt))))
+                            : 1;
+  o.prefill_s = prefill_time(im, static_cast<long>(prompt), o.prefills_per_step).value() / o.prefills_per_step;
   o.step_s = decode_step_time(im, batch, prompt + output / 2).value();
   o.capacity_rps = batch / (output * o.step_s + batch * o.prefill_s);
-  const double rho = std::min(0.95, load_share * o.capacity_rps * o.prefill_s);
-  o.tpot_s = o.step_s / (1 - rho);
-  o.ttft_s = o.prefill_s * together + o.tpot_s;  // the whole prefill step, then the first decode
+  o.sustained_rps = o.capacity_rps;
+  at_load(o, load_share, output);
   return o;
 }
 
 bool meets_targets(const Operating& o, double ttft, double tpot) {
-  return (ttft <= 0 || o.ttft_s <= ttft) && (tpot <= 0 || o.tpot_s <= tpot);
+  const double t = o.ttft ? o.ttft->p99 : o.ttft_s, p = o.tpot ? o.tpot->p99 : o.tpot_s;
+  return (ttft <= 0 || t <= ttft) && (tpot <= 0 || p <= tpot);
 }
 
 std::optional<Operating> best_batch(const InferModel& im, int max_batch, double prompt, double output, double ttft, double tpot) {
   std::optional<Operating> best;
-  for (int b = 1; b <= std::min(max_batch, max_batch_tried); ++b) {
-    Operating o = operate(im, b, prompt, output, 1.0);
-    if (meets_targets(o, ttft, tpot) && (!best || o.capacity_rps > best->capacity_rps)) best = o;
+  const bool targets = ttft > 0 || tpot > 0;
+  // Largest batch first: a batch whose whole capacity is below the best sustained rate so far
+  // cannot win and is not searched.
+  for (int b = std::min(max_batch, max_batch_tried); b >= 1; --b) {
+    Operating o = operate(im, b, prompt, output, targets ? 0 : 1.0);
+    if (best && o.capacity_rps <= best->sustained_rps) continue;
+    if (!targets) {
+      best = o;
+      continue;
+    }
+    if (!meets_targets(o, ttft, tpot)) continue;  // not even an idle replica meets them
+    // The highest load share that meets them (latencies grow with the load): TPOT's first, on
+    // its closed form, then TTFT's below it, which costs an Erlang C each.
+    double lo = 1 - 1e-6;
+    if (tpot > 0) lo = highest(lo, [&](double u) { return tpot_at(o, load_of(o, u), output, z99) <= tpot; });
+    if (ttft > 0) lo = highest(lo, [&](double u) { return ttft_p99(o, load_of(o, u)) <= ttft; });
+    at_load(o, lo, output);
+    o.sustained_rps = lo * o.capacity_rps;
+    if (!best || o.sustained_rps > best->sustained_rps) best = o;
   }
   return best;
 }

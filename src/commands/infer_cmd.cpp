@@ -152,8 +152,8 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
           continue;
         }
         alt.op = *cand;
-        alt.devices = serving ? replicas_for(rate_guess, cand->capacity_rps, t) * t : gpus_given;
-        alt.throughput = (alt.devices / t) * cand->capacity_rps * output;
+        alt.devices = serving ? replicas_for(rate_guess, cand->sustained_rps, t) * t : gpus_given;
+        alt.throughput = (alt.devices / t) * cand->sustained_rps * output;
         tried.push_back(alt);
         if (!best || better(alt, *best)) best = alt, is.tp = t;
       }
@@ -206,19 +206,20 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
           assumptions.push_back(Assumption{"think time", default_think, {}, "s", "default assumption: a user reads and types for a minute"});
         rate = static_cast<double>(s.users) / (think + op->ttft_s + output * op->tpot_s);
       }
-      replicas = replicas_for(rate, op->capacity_rps, is.tp);
+      replicas = replicas_for(rate, op->sustained_rps, is.tp);
       if (gpus_given > 0 && replicas * is.tp > gpus_given)
         warnings.push_back(fmt::format("--gpus {} carries {:.1f} requests/s; {} are needed for {:.1f}", gpus_given,
-                                       (gpus_given / is.tp) * op->capacity_rps, replicas * is.tp, rate));
+                                       (gpus_given / is.tp) * op->sustained_rps, replicas * is.tp, rate));
       gpus = replicas * is.tp;
       load = rate;
     } else {
       replicas = gpus_given / is.tp;
-      load = replicas * op->capacity_rps;
+      load = replicas * op->sustained_rps;
     }
     utilisation = load / (replicas * op->capacity_rps);
-    Operating at = operate(im, op->batch, prompt, output, utilisation);
-    op->ttft_s = at.ttft_s, op->tpot_s = at.tpot_s;
+    const double sustained = op->sustained_rps;
+    *op = operate(im, op->batch, prompt, output, utilisation);
+    op->sustained_rps = sustained;
     throughput = load * output;
   } else {
     replicas = 1;
@@ -256,6 +257,13 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("decode_tokens_per_s", runs ? Value(1 / single_step) : Value());
   v.set("ttft_s", runs ? Value(op ? op->ttft_s : single_prefill + single_step) : Value());
   v.set("tpot_s", runs ? Value(op ? op->tpot_s : single_step) : Value());
+  // Percentiles under Poisson arrivals at the load served; null offline (every request queued
+  // at once: no arrival process, no latency) and for a single local stream.
+  for (const auto& [name, tail] : {std::pair{"ttft", op ? op->ttft : std::nullopt}, std::pair{"tpot", op ? op->tpot : std::nullopt}}) {
+    v.set(fmt::format("{}_p50_s", name), tail ? Value(tail->p50) : Value());
+    v.set(fmt::format("{}_p90_s", name), tail ? Value(tail->p90) : Value());
+    v.set(fmt::format("{}_p99_s", name), tail ? Value(tail->p99) : Value());
+  }
   v.set("max_batch", max_batch);
   v.set("batch", op ? Value(op->batch) : Value(1));
   v.set("throughput_tokens_per_s", runs ? Value(throughput) : Value());
@@ -308,6 +316,11 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
     if (op) {
       t.add_row({"batch (max by KV)", fmt::format("{} ({})", op->batch, max_batch)});
       t.add_row({"TTFT / TPOT at load", format_duration(op->ttft_s) + " / " + format_duration(op->tpot_s)});
+      if (op->ttft && op->tpot)
+        t.add_row({"TTFT / TPOT p50, p90, p99",
+                   fmt::format("{}, {}, {} / {}, {}, {}", format_duration(op->ttft->p50), format_duration(op->ttft->p90),
+                               format_duration(op->ttft->p99), format_duration(op->tpot->p50),
+                               format_duration(op->tpot->p90), format_duration(op->tpot->p99))});
       t.add_row({"replicas x tp = devices", fmt::format("{} x {} = {}", replicas, is.tp, gpus)});
       t.add_row({"requests/s (utilisation)", fmt::format("{} ({:.0f}%)", format_sig(load), 100 * utilisation)});
       t.add_row({"output throughput", format_si(throughput, "tokens/s")});

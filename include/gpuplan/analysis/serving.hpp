@@ -18,18 +18,44 @@ constexpr int max_serving_devices = 10'000'000;
 // of all B sequences, interrupted by one prefill per arriving request. Its capacity is
 // lambda = B / (O t_d + B t_p); at a load that keeps the prefill busy a share rho of the time,
 // a token takes t_d / (1 - rho) and the first token t_p + t_d / (1 - rho).
+//
+// Tail latency: requests arrive as a Poisson stream and wait for one of the B sequence slots,
+// each held for a request's whole life (B / capacity seconds at full load): an M/G/B queue.
+// Its wait is M/M/B's (Erlang C) scaled by (1 + c_s^2) / 2 (the Allen-Cunneen approximation),
+// with c_s = 0 for requests of fixed length (M/D/B); exact for M/M/1, and Pollaczek-Khinchine's
+// closed form for M/D/1. A request's TPOT is its O steps plus the prefill steps that land in
+// its life, a Poisson count (taken at its normal quantile).
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0;
+};
 struct Operating {
   int batch = 0;
-  double capacity_rps = 0;  // requests per second at full load
+  double capacity_rps = 0;   // requests per second at full load (the offline capacity)
+  double sustained_rps = 0;  // the most it carries within the targets (capacity when none)
+  double load_share = 0;     // the load considered, a share of capacity
   double prefill_s = 0, step_s = 0;
-  double ttft_s = 0, tpot_s = 0;  // at the load considered
+  int prefills_per_step = 1;
+  double ttft_s = 0, tpot_s = 0;  // means at the load considered
+  // At the load considered; absent at full load, where the queue grows without bound.
+  std::optional<Percentiles> ttft, tpot;
 };
 Operating operate(const InferModel& im, int batch, double prompt, double output, double load_share);
 
-// Whether an operating point meets the targets (a target of 0 is none).
+// M/M/c: the probability that an arrival waits (Erlang C), with a = lambda / mu offered load
+// and c servers; 1 when a >= c.
+double erlang_c(int servers, double offered);
+// The waiting time of an M/G/c queue at the p-quantile (0 < p < 1): P(W > t) = C exp(-t / m)
+// with m = (1 + scv) / 2 / (c mu - lambda); infinite when lambda >= c mu.
+double wait_quantile(int servers, double arrival_rate, double service_s, double service_scv, double p);
+// Its mean: C m.
+double mean_wait(int servers, double arrival_rate, double service_s, double service_scv);
+
+// Whether an operating point meets the targets at p99 (a target of 0 is none); at full load,
+// where there are no percentiles, the means.
 bool meets_targets(const Operating& o, double ttft, double tpot);
 
-// The batch with the most capacity whose latencies at full load meet the targets.
+// The batch that carries the most requests per second with p99 TTFT and TPOT within the
+// targets: each batch at the highest load share that meets them.
 std::optional<Operating> best_batch(const InferModel& im, int max_batch, double prompt, double output, double ttft,
                                     double tpot);
 
