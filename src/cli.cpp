@@ -26,7 +26,14 @@ namespace {
 struct Globals {
   std::string format = "table";
   std::vector<std::string> catalogs;
+  std::string get;  // --get KEY: print that one value of the JSON answer
 };
+
+// The value at a dotted key of an answer: a scalar as text, a list or table as JSON.
+std::string got(const Value* v, const std::string& key) {
+  if (!v) fail(Exit::usage, "--get '" + shown(key, 200) + "' matches nothing in the answer (--format json lists the keys)");
+  return (v->type() == Value::Type::object || v->type() == Value::Type::array) ? to_json(*v) : scalar_text(*v) + "\n";
+}
 
 // The last guard on every answer: a number that is not finite fails the command (exit 1) with
 // its key, rather than printing inf or writing JSON null.
@@ -51,7 +58,13 @@ std::size_t terminal_width() {
 
 void print(const Document& doc, const Globals& g) {
   check_finite(doc.data);
-  std::string out = render(doc, parse_format(g.format), terminal_width());
+  std::string out;
+  if (!g.get.empty()) {
+    const Value data = with_schema_version(doc.data);
+    out = got(find_path(data, g.get), g.get);
+  } else {
+    out = render(doc, parse_format(g.format), terminal_width());
+  }
   for (const auto& w : doc.warnings) std::cerr << "gpuplan: warning: " << shown(w, 2000) << "\n";
   write_stdout(out);
 }
@@ -257,6 +270,7 @@ int cli_main(int argc, char** argv) {
   auto add_globals = [&](CLI::App* sub) {
     sub->add_option("--format", g.format, "Output format: table, json, csv or markdown")->capture_default_str();
     sub->add_option("--catalog", g.catalogs, "Extra catalog file or directory (repeatable; overrides by id)");
+    sub->add_option("--get", g.get, "Print one value of the JSON answer by its dotted key, e.g. layout.tp or power.racks");
   };
   std::function<int()> action;
 
@@ -407,9 +421,7 @@ int cli_main(int argc, char** argv) {
         check_finite(run.report);
         rc = run.all_pass ? 0 : static_cast<int>(Exit::constraints);
         if (!plan_get_path.empty()) {
-          const Value* v = plan_get(run.report, plan_get_path);
-          if (!v) fail(Exit::usage, "--get '" + plan_get_path + "' matches nothing in the report (try --format json to see the keys)");
-          out = (v->type() == Value::Type::object || v->type() == Value::Type::array) ? to_json(*v) + "\n" : scalar_text(*v) + "\n";
+          out = got(plan_get(run.report, plan_get_path), plan_get_path);
         } else {
           out = render_plan(run, g.format, terminal_width());
         }

@@ -167,6 +167,34 @@ int choose_tp(const ModelArch& m, const ParamCounts& pc, const Device& d, const 
 }
 
 
+std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int)>& model_at) {
+  std::vector<Deployment> tried;
+  for (int t = q.first_tp; t <= q.widest_tp && q.heads % t == 0; t *= 2) {
+    if (q.gpus > 0 && q.gpus % t) continue;
+    const InferModel im = model_at(t);
+    const int limit = kv_batch_limit(im);
+    Deployment d;
+    d.tp = t;
+    if (!im.memory.fits() || limit < 1) {
+      d.why = !im.memory.fits() ? "does not fit" : "no room for one sequence's KV";
+    } else if (auto op = best_batch(im, limit, q.prompt, q.output, q.ttft, q.tpot)) {
+      d.op = *op;
+      d.devices = q.rate > 0 ? replicas_for(q.rate, op->sustained_rps, t) * t : q.gpus;
+      d.throughput = (d.devices / t) * op->sustained_rps * q.output;
+    } else {
+      d.why = "no batch meets the latency targets";
+    }
+    tried.push_back(d);
+  }
+  return tried;
+}
+
+bool better_deployment(const Deployment& a, const Deployment& b, bool for_rate) {
+  if (a.op.has_value() != b.op.has_value()) return a.op.has_value();
+  if (!a.op) return false;
+  return for_rate ? a.devices < b.devices : a.throughput > b.throughput;
+}
+
 int replicas_for(double rate, double capacity_rps, int tp) {
   // A replica with no capacity cannot serve any rate (checked before dividing by it).
   const double need = capacity_rps > 0 ? std::ceil(rate / capacity_rps - 1e-9) : HUGE_VAL;

@@ -104,59 +104,27 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
     x.decode.bandwidth = std::min(1.0, x.decode.bandwidth * s.efficiency_scale);
     return x;
   };
-  // The tensor-parallel degrees tried for a deployment, for --top.
-  struct Alternative {
-    int tp = 1;
-    std::optional<Operating> op;
-    int devices = 0;
-    double throughput = 0;  // output tokens/s of the deployment
-    std::string why;        // why it cannot serve; empty when it can
-  };
-  std::vector<Alternative> tried;
-  // Better: fewer devices for a load, more throughput on fixed devices (the deployment the
-  // search keeps, and the order --top lists them in).
-  const auto better = [&](const Alternative& a, const Alternative& b) {
-    return serving ? a.devices < b.devices : a.throughput > b.throughput;
-  };
+  std::vector<Deployment> tried;
   if (!s.layout.tp) {
     is.tp = choose_tp(j.model, j.params, j.device, is, gpus_given > 0 ? gpus_given : (serving ? j.device.devices_per_node : 1));
-    // A deployment of several devices: try every tensor-parallel degree from the smallest that
-    // fits to the node (a wider group has more KV room and faster steps, but fewer replicas).
-    // Serving a load takes the degree needing the fewest devices; a fixed --gpus the one with
-    // the most throughput within the targets; the smaller degree on a tie.
+    // A deployment of several devices: every tensor-parallel degree from the smallest that fits
+    // to the node (a wider group has more KV room and faster steps, but fewer replicas).
     if (serving || gpus_given > 1) {
-      const double rate_guess =
-          serving ? (s.rate > 0 ? s.rate
-                                : static_cast<double>(s.users) / ((s.think_s > 0 ? s.think_s : default_think) + ttft + output * tpot))
-                  : 0;
-      std::optional<Alternative> best;
-      const int first = is.tp;
-      const int widest = std::max(1, gpus_given > 0 ? std::min(gpus_given, j.device.devices_per_node) : j.device.devices_per_node);
-      for (int t = first; t <= widest && m.heads % t == 0; t *= 2) {
-        if (gpus_given > 0 && gpus_given % t) continue;
+      DeploymentQuestion q{prompt, output, ttft, tpot, gpus_given, 0, is.tp, 1, m.heads};
+      if (serving)
+        q.rate = s.rate > 0 ? s.rate
+                            : static_cast<double>(s.users) / ((s.think_s > 0 ? s.think_s : default_think) + ttft + output * tpot);
+      q.widest_tp = std::max(1, gpus_given > 0 ? std::min(gpus_given, j.device.devices_per_node) : j.device.devices_per_node);
+      tried = try_deployments(q, [&](int t) {
         InferSettings trial = is;
         trial.tp = t;
-        InferModel tim = build(trial);
-        const int limit = kv_batch_limit(tim);
-        Alternative alt;
-        alt.tp = t;
-        if (!tim.memory.fits() || limit < 1) {
-          alt.why = !tim.memory.fits() ? "does not fit" : "no room for one sequence's KV";
-          tried.push_back(alt);
-          continue;
-        }
-        auto cand = best_batch(tim, limit, prompt, output, ttft, tpot);
-        if (!cand) {
-          alt.why = "no batch meets the latency targets";
-          tried.push_back(alt);
-          continue;
-        }
-        alt.op = *cand;
-        alt.devices = serving ? replicas_for(rate_guess, cand->sustained_rps, t) * t : gpus_given;
-        alt.throughput = (alt.devices / t) * cand->sustained_rps * output;
-        tried.push_back(alt);
-        if (!best || better(alt, *best)) best = alt, is.tp = t;
-      }
+        return build(trial);
+      });
+      // The best; the smaller degree on a tie (tried in increasing order).
+      const Deployment* best = nullptr;
+      for (const auto& d : tried)
+        if (d.op && (!best || better_deployment(d, *best, serving))) best = &d;
+      if (best) is.tp = best->tp;
     }
   }
   if (m.heads % is.tp) fail(Exit::usage, fmt::format("--tp {} does not divide the {} attention heads of {}", is.tp, m.heads, m.id));
@@ -334,18 +302,16 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   doc.tables.push_back(t);
   // --top K: the degrees tried, best first, with why each loses to the chosen one.
   if (s.top > 0 && tried.size() > 1) {
-    std::stable_sort(tried.begin(), tried.end(), [&](const Alternative& a, const Alternative& b) {
-      if (a.op.has_value() != b.op.has_value()) return a.op.has_value();
-      return a.op ? better(a, b) : a.tp < b.tp;
-    });
+    std::stable_sort(tried.begin(), tried.end(),
+                     [&](const Deployment& a, const Deployment& b) { return better_deployment(a, b, serving); });
     Table alt;
     alt.title = "deployments tried (--top)";
     alt.headers = {"tp", "devices", "batch", "output tokens/s", "TTFT / TPOT", "verdict"};
     alt.right = {true, true, true, true, true, false};
     Value list = Value::array();
-    const Alternative* first = tried.front().op ? &tried.front() : nullptr;
+    const Deployment* first = tried.front().op ? &tried.front() : nullptr;
     for (std::size_t i = 0; i < tried.size() && i < static_cast<std::size_t>(s.top); ++i) {
-      const Alternative& a = tried[i];
+      const Deployment& a = tried[i];
       std::string verdict = a.why;
       if (a.op)
         verdict = a.tp == is.tp ? "chosen"

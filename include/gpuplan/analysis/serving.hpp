@@ -2,7 +2,10 @@
 // Serving a load: one replica's operating point at a batch (capacity, TTFT and TPOT under
 // load), the batch that serves most within latency targets, the tensor-parallel degree whose
 // weights fit, and the replicas a request rate needs. Pure functions of an InferModel.
+#include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "gpuplan/analysis/inference.hpp"
 
@@ -62,6 +65,29 @@ std::optional<Operating> best_batch(const InferModel& im, int max_batch, double 
 // Smallest power-of-two tensor-parallel degree inside a node whose weights and one full sequence
 // fit (the largest that divides the heads when none does).
 int choose_tp(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& base, int gpus);
+
+// One tensor-parallel deployment tried: replicas of `tp` devices at their best batch.
+struct Deployment {
+  int tp = 1;
+  std::optional<Operating> op;  // absent when it cannot serve (why says so)
+  int devices = 0;              // what it needs for the rate, or the devices given
+  double throughput = 0;        // output tokens/s of the deployment
+  std::string why;
+};
+struct DeploymentQuestion {
+  double prompt = 0, output = 0, ttft = 0, tpot = 0;  // request shape and p99 targets (0: none)
+  int gpus = 0;        // devices given (0: as many as the rate needs)
+  double rate = 0;     // requests/s to carry (0: what the devices sustain)
+  int first_tp = 1;    // the smallest degree whose weights fit (choose_tp)
+  int widest_tp = 1;   // the largest tried: a node, or the devices given
+  int heads = 1;       // a degree must divide the attention heads
+};
+// Every power-of-two degree from first_tp to widest_tp that divides the heads and the devices,
+// each with its best batch; model_at(tp) builds the replica's model. In the order tried.
+std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int)>& model_at);
+// Whether a is the better deployment: fewer devices for a rate, else more throughput; one
+// that cannot serve is never better. The order --top lists them in.
+bool better_deployment(const Deployment& a, const Deployment& b, bool for_rate);
 
 // Replicas of `capacity_rps` each that carry `rate`: ceil(rate / capacity). Throws
 // Error(no_answer) when the devices (replicas x tp) would exceed max_serving_devices.
