@@ -129,3 +129,38 @@ TEST_CASE("under p99 targets a replica runs at the highest load that meets them"
   const Operating more = operate(im, server->batch, 1000, 300, server->load_share + 1e-3);
   CHECK_FALSE(meets_targets(more, 0.5, 0.03));
 }
+
+TEST_CASE("the deployment search tries each degree that divides the devices and ranks them", "[serving]") {
+  const ModelArch m = model_from_record(cat().get("models", "llama-2-70b"));
+  const Device d = resolve_device(cat(), "h100-sxm");
+  InferSettings base;
+  base.bpw = 8;  // fp8 weights: 70 GB, on one 80 GB device with little KV room
+  base.context = 1300;
+  const auto model_at = [&](int tp) {
+    InferSettings s = base;
+    s.tp = tp;
+    return make_infer_model(m, count_params(m), d, d, s);
+  };
+  DeploymentQuestion q{1000, 300, 2.0, 0.2, 8, 0, 1, 8, m.heads};
+  const auto tried = try_deployments(q, model_at);
+  REQUIRE(tried.size() == 4);  // tp 1, 2, 4, 8
+  for (std::size_t i = 0; i < tried.size(); ++i) {
+    CHECK(tried[i].tp == 1 << i);
+    if (!tried[i].op) continue;
+    CHECK(tried[i].devices == 8);
+    // 8 / tp replicas, each at its sustained rate, each request O output tokens.
+    CHECK(tried[i].throughput == Approx(8.0 / tried[i].tp * tried[i].op->sustained_rps * 300));
+    CHECK(tried[i].evaluated > 0);
+  }
+  const Deployment* best = &tried[0];
+  for (const auto& t : tried)
+    if (better_deployment(t, *best, false)) best = &t;
+  for (const auto& t : tried) CHECK_FALSE(better_deployment(t, *best, false));
+  // A rate: the same degrees, each sized by ceil(rate / sustained) replicas.
+  q.gpus = 0, q.rate = 50;
+  for (const auto& t : try_deployments(q, model_at))
+    if (t.op) CHECK(t.devices == t.tp * replicas_for(50, t.op->sustained_rps, t.tp));
+  // A degree that does not divide the devices is not tried.
+  q.gpus = 6, q.rate = 0, q.widest_tp = 6;
+  for (const auto& t : try_deployments(q, model_at)) CHECK(6 % t.tp == 0);
+}

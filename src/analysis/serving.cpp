@@ -127,13 +127,16 @@ bool meets_targets(const Operating& o, double ttft, double tpot) {
   return (ttft <= 0 || t <= ttft) && (tpot <= 0 || p <= tpot);
 }
 
-std::optional<Operating> best_batch(const InferModel& im, int max_batch, double prompt, double output, double ttft, double tpot) {
+std::optional<Operating> best_batch(const InferModel& im, int max_batch, double prompt, double output, double ttft, double tpot,
+                                    long* evaluated) {
   std::optional<Operating> best;
+  long tried = 0;
   const bool targets = ttft > 0 || tpot > 0;
   // Largest batch first: a batch whose whole capacity is below the best sustained rate so far
   // cannot win and is not searched.
   for (int b = std::min(max_batch, max_batch_tried); b >= 1; --b) {
     Operating o = operate(im, b, prompt, output, targets ? 0 : 1.0);
+    ++tried;
     if (best && o.capacity_rps <= best->sustained_rps) continue;
     if (!targets) {
       best = o;
@@ -143,12 +146,13 @@ std::optional<Operating> best_batch(const InferModel& im, int max_batch, double 
     // The highest load share that meets them (latencies grow with the load): TPOT's first, on
     // its closed form, then TTFT's below it, which costs an Erlang C each.
     double lo = 1 - 1e-6;
-    if (tpot > 0) lo = highest(lo, [&](double u) { return tpot_at(o, load_of(o, u), output, z99) <= tpot; });
-    if (ttft > 0) lo = highest(lo, [&](double u) { return ttft_p99(o, load_of(o, u)) <= ttft; });
+    if (tpot > 0) lo = highest(lo, [&](double u) { return ++tried, tpot_at(o, load_of(o, u), output, z99) <= tpot; });
+    if (ttft > 0) lo = highest(lo, [&](double u) { return ++tried, ttft_p99(o, load_of(o, u)) <= ttft; });
     at_load(o, lo, output);
     o.sustained_rps = lo * o.capacity_rps;
     if (!best || o.sustained_rps > best->sustained_rps) best = o;
   }
+  if (evaluated) *evaluated += tried;
   return best;
 }
 
@@ -177,7 +181,7 @@ std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::
     d.tp = t;
     if (!im.memory.fits() || limit < 1) {
       d.why = !im.memory.fits() ? "does not fit" : "no room for one sequence's KV";
-    } else if (auto op = best_batch(im, limit, q.prompt, q.output, q.ttft, q.tpot)) {
+    } else if (auto op = best_batch(im, limit, q.prompt, q.output, q.ttft, q.tpot, &d.evaluated)) {
       d.op = *op;
       d.devices = q.rate > 0 ? replicas_for(q.rate, op->sustained_rps, t) * t : q.gpus;
       d.throughput = (d.devices / t) * op->sustained_rps * q.output;

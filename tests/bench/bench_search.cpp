@@ -1,8 +1,9 @@
-// Benchmarks (Google Benchmark): one memory evaluation, one step-time evaluation, and the
-// full layout search for gpt3-175b on 1024 A100s. Figures go to tests/bench/RESULTS.md.
+// Benchmarks (Google Benchmark): one memory evaluation, one step-time evaluation, the full
+// layout search for gpt3-175b on 1024 A100s, and a serving deployment search. Figures go to tests/bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 
 #include "gpuplan/analysis/search.hpp"
+#include "gpuplan/analysis/serving.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/scenario.hpp"
 
@@ -53,5 +54,32 @@ static void full_search_gpt3_1024(benchmark::State& state) {
   state.counters["layouts_per_s"] = benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
 }
 BENCHMARK(full_search_gpt3_1024)->Unit(benchmark::kMillisecond);
+
+// The serving deployment search: Llama 2 70B fp8 on 8 H100 under MLPerf's server targets
+// (p99 TTFT 2 s, TPOT 200 ms), every tensor-parallel degree, every batch, each at the highest
+// load meeting them. A candidate is one operating point (a degree's batch at a load).
+static void deployment_search_llama2_70b(benchmark::State& state) {
+  static Catalog c = Catalog::builtin();
+  Scenario s;
+  apply_setting(s, "model", "llama-2-70b");
+  apply_setting(s, "gpu", "h100-sxm");
+  apply_setting(s, "quant", "fp8");
+  const Job j = resolve(s, c);
+  InferSettings is = resolve_infer(s, j);
+  is.context = 1300;
+  DeploymentQuestion q{1000, 300, 2.0, 0.2, 8, 0, 1, 8, j.model.heads};
+  long evaluated = 0;
+  for (auto _ : state) {
+    const auto tried = try_deployments(q, [&](int tp) {
+      InferSettings t = is;
+      t.tp = tp;
+      return make_infer_model(j.model, j.params, j.device, j.device, t);
+    });
+    for (const auto& d : tried) evaluated += d.evaluated;
+    benchmark::DoNotOptimize(tried);
+  }
+  state.counters["candidates_per_s"] = benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+}
+BENCHMARK(deployment_search_llama2_70b)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -59,8 +59,9 @@ bool meets_targets(const Operating& o, double ttft, double tpot);
 
 // The batch that carries the most requests per second with p99 TTFT and TPOT within the
 // targets: each batch at the highest load share that meets them.
+// `evaluated`, when given, counts the operating points tried (a batch at a load).
 std::optional<Operating> best_batch(const InferModel& im, int max_batch, double prompt, double output, double ttft,
-                                    double tpot);
+                                    double tpot, long* evaluated = nullptr);
 
 // Smallest power-of-two tensor-parallel degree inside a node whose weights and one full sequence
 // fit (the largest that divides the heads when none does).
@@ -72,6 +73,7 @@ struct Deployment {
   std::optional<Operating> op;  // absent when it cannot serve (why says so)
   int devices = 0;              // what it needs for the rate, or the devices given
   double throughput = 0;        // output tokens/s of the deployment
+  long evaluated = 0;           // operating points its batch search tried
   std::string why;
 };
 struct DeploymentQuestion {
