@@ -247,3 +247,24 @@ TEST_CASE("Expert all-to-all across nodes is bound by the scale-out share of the
   const double across = step_time(sm, l).ep_comm;
   CHECK(across > 2 * inside);
 }
+
+TEST_CASE("pipeline sends carry a tensor-parallel rank's share of the activations with or without sequence parallelism", "[step]") {
+  // Narayanan et al. 2021, section 4.1: each of the t ranks sends 1/t of the b s h activations to
+  // the next stage (scatter/gather), so switching sequence parallelism off leaves the pipeline
+  // traffic as it is: 2 sends per micro-batch per model chunk.
+  Catalog c = Catalog::builtin();
+  ModelArch m = gpt(24);
+  StepModel sm{m, count_params(m), resolve_device(c, "a100-80gb"), {}};
+  sm.settings.train.seq_len = 2048;
+  Layout l;
+  l.tp = 8, l.pp = 4, l.dp = 1, l.global_batch = 16, l.zero = 0;
+  l.sequence_parallel = true;
+  const StepTime with_sp = step_time(sm, l);
+  l.sequence_parallel = false;
+  const StepTime without = step_time(sm, l);
+  CHECK(with_sp.pp_comm > 0);
+  CHECK(without.pp_comm == Approx(with_sp.pp_comm));
+  // Twice the model chunks (interleave 2): twice the sends.
+  l.interleave = 2;
+  CHECK(step_time(sm, l).pp_comm == Approx(2 * without.pp_comm));
+}

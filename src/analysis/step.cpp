@@ -212,10 +212,13 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
     double bytes_a2a = 2 * tokens * h * m.active_experts / (sp ? t : 1);
     ep_per_micro = moe_layers_here * 4 * alltoall_s(d, e, bytes_a2a, l.ep, l.tp * l.cp) * (1 - st.ep_overlap);
   }
-  // --- pipeline: activations to the next stage, forward and backward, per micro-batch.
+  // --- pipeline: activations to the next stage, forward and backward, per micro-batch. Each
+  // tensor-parallel rank sends its 1/t of them, with or without sequence parallelism: Megatron's
+  // scatter/gather optimisation (Narayanan et al. 2021, section 4.1; on by default) splits the
+  // replicated tensor before the inter-node send and all-gathers it over NVLink after.
   double pp_per_micro = 0;
   if (l.pp > 1) {
-    double msg = 2 * tokens * h / (sp ? t : 1);
+    double msg = 2 * tokens * h / t;
     pp_per_micro = 2 * l.interleave * p2p_s(d, e, msg, l.tp * l.cp * l.dp >= d.scale_up_domain);
   }
 
