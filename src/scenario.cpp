@@ -85,6 +85,8 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.eff = default_efficiency(j.device.family);
   st.tp_overlap = s.tp_overlap;
   st.ep_overlap = s.ep_overlap;
+  st.dp_overlap = s.dp_overlap;
+  st.train.flash_attention = s.attention == "flash";
   j.facility = resolve_facility(s, catalog, j.device);
   if (!s.scale_out.empty()) j.device.scale_out = j.facility.scale_out;  // the step's collectives use it too
   resolve_calibration(s, j);

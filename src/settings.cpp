@@ -106,6 +106,12 @@ const std::array table{
     number("ep-overlap", Q::fraction, 0, {}, 0, 1, false, cmd_train | cmd_search, "0",
            "Share of expert all-to-all hidden behind compute (DeepSeek DualPipe ~1)",
            [](Scenario& s, V v) { s.ep_overlap = v.number; }),
+    number("dp-overlap", Q::fraction, 0, {}, 0, 1, false, cmd_train | cmd_search, "0.5",
+           "Share of data-parallel gradient traffic hidden behind the backward pass",
+           [](Scenario& s, V v) { s.dp_overlap = v.number; }),
+    choice("attention", "flash|eager", layout_cmds, "flash",
+           "Attention kernels: flash (no scores stored) or eager (scores stored unless recomputed, Megatron 2022)",
+           [](Scenario& s, V v) { s.attention = v.text; }),
     number("reserve", Q::bytes, 0, {}, 0, 1024.0 * 1024 * 1024 * 1024, false, model_cmds, "1 GiB (train), the runtime's (infer)",
            "Framework reserve per device", [](Scenario& s, V v) { s.reserve_bytes = v.number; }),
     // The training run.

@@ -92,4 +92,13 @@ done
 run settings --command infer --format csv
 expect_rc 0; expect_out "ttft,"; grep -q '^epochs,' "$TMP/out" && fail "settings --command infer lists epochs"
 bad 2 "--command 'plan' takes no settings" settings --command plan
+# --attention eager stores the attention scores unless recomputed (Korthikanti 2022, Table 2:
+# 5as/h extra per layer), so recomputation none holds more than under flash attention, and the
+# search chooses selective recomputation again.
+run memory --model llama-2-7b --gpus 8 --recompute none --get activations_bytes; flash="$out"
+run memory --model llama-2-7b --gpus 8 --recompute none --attention eager --get activations_bytes; eager="$out"
+awk -v f="$flash" -v e="$eager" 'BEGIN { exit !(e > f && f > 0) }' || fail "eager activations $eager are not above flash $flash"
+run train --model llama-2-7b --gpus 8 --attention eager --get layout.recompute
+expect_rc 0; [ "$out" = selective ] || fail "eager attention chose recompute $out, not selective"
+bad 2 "--attention 'fast' is not known; expected flash or eager" memory --model llama-2-7b --attention fast
 finish
