@@ -300,8 +300,12 @@ std::vector<CatalogPath> catalog_paths(const std::vector<std::string>& extra) {
   std::reverse(data_dirs.begin(), data_dirs.end());
   for (const auto& d : data_dirs)
     if (!d.empty() && d.front() == '/') add("XDG_DATA_DIRS", d + "/gpuplan/catalogs");
-  const char* config = std::getenv("XDG_CONFIG_HOME");
+  // XDG_DATA_HOME (default ~/.local/share) outranks the system data directories.
   const char* home = std::getenv("HOME");
+  const char* data_home = std::getenv("XDG_DATA_HOME");
+  if (data_home && *data_home == '/') add("XDG_DATA_HOME", std::string(data_home) + "/gpuplan/catalogs");
+  else if (home && *home) add("XDG_DATA_HOME", std::string(home) + "/.local/share/gpuplan/catalogs");
+  const char* config = std::getenv("XDG_CONFIG_HOME");
   if (config && *config == '/') add("XDG_CONFIG_HOME", std::string(config) + "/gpuplan/catalogs");
   else if (home && *home) add("XDG_CONFIG_HOME", std::string(home) + "/.config/gpuplan/catalogs");
   for (const auto& p : split_colon(std::getenv("GPUPLAN_CATALOG_PATH"))) add("GPUPLAN_CATALOG_PATH", p);

@@ -74,5 +74,13 @@ run catalog show h100-sxm --format json
 expect_out '"tdp_w": 650'
 run catalog show h100-sxm --catalog "$TMP/missing.toml"
 expect_rc 66
+# XDG_DATA_HOME sits between the system data directories and XDG_CONFIG_HOME.
+printf '[accelerators.h100-sxm]\ntdp_w = "640W"\n' >"$TMP/o3.toml"
+mkdir -p "$TMP/data-home/gpuplan/catalogs" && cp "$TMP/o3.toml" "$TMP/data-home/gpuplan/catalogs/"
+XDG_DATA_HOME="$TMP/data-home" run catalog paths --format json
+expect_out '"origin": "XDG_DATA_HOME"'
+rm "$XDG_CONFIG_HOME/gpuplan/catalogs/o1.toml"
+XDG_DATA_HOME="$TMP/data-home" run catalog show h100-sxm --format json
+expect_out '"tdp_w": 640'
 
 finish
