@@ -12,7 +12,7 @@ deb=$(ls "$TMP"/pkg/gpuplan_*_amd64.deb "$TMP"/pkg/gpuplan_*.deb 2>/dev/null | h
 [ "$(dpkg-deb -f "$deb" Package)" = gpuplan ] || fail "the package is not named gpuplan"
 dpkg-deb -f "$deb" Depends | grep -q libtomlplusplus || fail "Depends lacks the toml++ library: $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -c "$deb" >"$TMP/list"
-for f in ./usr/bin/gpuplan ./usr/share/man/man1/gpuplan.1 ./usr/share/bash-completion/completions/gpuplan \
+for f in ./usr/bin/gpuplan ./usr/share/man/man1/gpuplan.1 ./usr/share/man/man5/gpuplan-plan.5 ./usr/share/bash-completion/completions/gpuplan \
          ./usr/share/doc/gpuplan/catalogs/accelerators.toml; do
   grep -q " $f\$" "$TMP/list" || fail "the package lacks $f"
 done

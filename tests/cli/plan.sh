@@ -132,4 +132,9 @@ expect_rc 2; expect_err "pdf"; expect_no_out
 printf '[defaults]\nparams = "1B"\nweeks = 2\n[[scenario]]\nname = "a"\ndays = 3\n' >"$TMP/override.toml"
 run plan "$TMP/override.toml" --get scenarios.a.deadline_s
 expect_rc 0; [ "$out" = 259200 ] || fail "days in a scenario did not replace the defaults' weeks: $out"
+# gpuplan-plan(5) documents every table, constraint and sensitivity input the parser takes.
+for k in '\[plan\]' '\[defaults\]' '\[\[scenario\]\]' '\[constraints\]' '\[sensitivity\]' budget_usd max_facility_mw \
+         deadline max_racks max_gpus mfu price pue tokens power sweep; do
+  grep -q -- "$k" "$SRC/man/gpuplan-plan.5" || fail "man/gpuplan-plan.5 does not document $k"
+done
 finish
