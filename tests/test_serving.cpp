@@ -164,3 +164,31 @@ TEST_CASE("the deployment search tries each degree that divides the devices and 
   q.gpus = 6, q.rate = 0, q.widest_tp = 6;
   for (const auto& t : try_deployments(q, model_at)) CHECK(6 % t.tp == 0);
 }
+
+TEST_CASE("a deployment is sized from a rate, from users, or from the devices given", "[serving]") {
+  const InferModel im = served("llama-3.1-8b", "h100-sxm", 1);
+  const auto best = best_batch(im, kv_batch_limit(im), 1000, 300, 2.0, 0.2);
+  REQUIRE(best);
+  ServingLoad rate;
+  rate.rate = 50;
+  const Sized r = size_deployment(im, 1000, 300, 2.0, 0.2, rate);
+  CHECK(r.replicas == replicas_for(50, best->sustained_rps, 1));
+  CHECK(r.gpus == r.replicas);
+  CHECK(r.utilisation == Approx(50 / (r.replicas * best->capacity_rps)));
+  CHECK(r.throughput == Approx(50 * 300));
+  // 600 users who think 60 s between replies: rate = users / (think + TTFT + O x TPOT).
+  ServingLoad users;
+  users.users = 600;
+  const Sized u = size_deployment(im, 1000, 300, 2.0, 0.2, users);
+  CHECK(u.rate == Approx(600 / (60 + best->ttft_s + 300 * best->tpot_s)));
+  // Eight devices given: eight replicas, each at its sustained rate.
+  ServingLoad fixed;
+  fixed.gpus = 8;
+  const Sized f = size_deployment(im, 1000, 300, 2.0, 0.2, fixed);
+  CHECK(f.replicas == 8);
+  CHECK(f.load_rps == Approx(8 * best->sustained_rps));
+  CHECK(f.utilisation == Approx(best->sustained_rps / best->capacity_rps));
+  // Impossible: no batch decodes a token in a microsecond; 405B at bf16 on one device.
+  CHECK_THROWS_AS(size_deployment(im, 1000, 300, 0, 1e-6, rate), Error);
+  CHECK_THROWS_AS(size_deployment(served("llama-3.1-405b", "h100-sxm", 1), 1000, 300, 2.0, 0.2, rate), Error);
+}

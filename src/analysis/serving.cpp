@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
 
 namespace gpuplan {
 
@@ -197,6 +198,42 @@ bool better_deployment(const Deployment& a, const Deployment& b, bool for_rate) 
   if (a.op.has_value() != b.op.has_value()) return a.op.has_value();
   if (!a.op) return false;
   return for_rate ? a.devices < b.devices : a.throughput > b.throughput;
+}
+
+Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load) {
+  const InferMemory& mem = im.memory;
+  const int tp = im.settings.tp;
+  const std::string on = fmt::format("{} x {} at tp {}", tp, im.device.id, tp);
+  if (!mem.fits())
+    fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {}: {} of {} per device", im.model.id, im.settings.quant, on,
+                                      format_iec(mem.total().value()), format_iec(mem.capacity.value())));
+  const int max_batch = kv_batch_limit(im);
+  if (max_batch < 1)
+    fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {}", im.settings.context, on));
+  const auto best = best_batch(im, max_batch, prompt, output, ttft, tpot);
+  if (!best) {
+    const Operating one = operate(im, 1, prompt, output, 1.0);
+    fail(Exit::no_answer, fmt::format("no batch meets the targets on {} x {}: one request alone has TTFT {} and TPOT {}; "
+                                      "try --quant fp8, a larger --tp or a faster device",
+                                      tp, im.device.id, format_duration(one.ttft_s), format_duration(one.step_s)));
+  }
+  Sized z;
+  z.rate = load.rate;
+  // Users: a closed loop, each user's cycle a reply (TTFT + O TPOT) and a think time.
+  if (load.users > 0) z.rate = static_cast<double>(load.users) / (load.think_s + best->ttft_s + output * best->tpot_s);
+  if (z.rate > 0) {
+    z.replicas = replicas_for(z.rate, best->sustained_rps, tp);
+    z.load_rps = z.rate;
+  } else {
+    z.replicas = load.gpus / tp;
+    z.load_rps = z.replicas * best->sustained_rps;
+  }
+  z.gpus = z.replicas * tp;
+  z.utilisation = z.load_rps / (z.replicas * best->capacity_rps);
+  z.op = operate(im, best->batch, prompt, output, z.utilisation);
+  z.op.sustained_rps = best->sustained_rps;
+  z.throughput = z.load_rps * output;
+  return z;
 }
 
 int replicas_for(double rate, double capacity_rps, int tp) {

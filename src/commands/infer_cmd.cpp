@@ -151,48 +151,19 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
 
   // Deployment: replicas of tp devices.
   std::optional<Operating> op;
-  int replicas = 0, gpus = gpus_given > 0 ? gpus_given : is.tp;
-  double throughput = 0, load = 0, utilisation = 0;
+  int replicas = 1, gpus = gpus_given > 0 ? gpus_given : is.tp;
+  double throughput = 1 / single_step, load = throughput / output, utilisation = 0;
   if (serving || gpus_given > 0) {
-    if (!mem.fits()) fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {} x {} at tp {}: {} of {} per device", m.id,
-                                                      is.quant, is.tp, j.device.id, is.tp, format_iec(mem.total().value()),
-                                                      format_iec(mem.capacity.value())));
-    if (max_batch < 1) fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {} at tp {}",
-                                                         is.context, j.device.id, is.tp));
-    op = best_batch(im, max_batch, prompt, output, ttft, tpot);
-    if (!op) {
-      Operating one = operate(im, 1, prompt, output, 1.0);
-      fail(Exit::no_answer, fmt::format("no batch meets the targets on {} x {}: one request alone has TTFT {} and TPOT {}; "
-                                        "try --quant fp8, a larger --tp or a faster device",
-                                        is.tp, j.device.id, format_duration(one.ttft_s), format_duration(one.step_s)));
-    }
-    if (serving) {
-      double rate = s.rate;
-      if (s.users > 0) {
-        const double think = s.think_s > 0 ? s.think_s : default_think;
-        if (s.think_s <= 0)
-          assumptions.push_back(Assumption{"think time", default_think, {}, "s", "default assumption: a user reads and types for a minute"});
-        rate = static_cast<double>(s.users) / (think + op->ttft_s + output * op->tpot_s);
-      }
-      replicas = replicas_for(rate, op->sustained_rps, is.tp);
-      if (gpus_given > 0 && replicas * is.tp > gpus_given)
-        warnings.push_back(fmt::format("--gpus {} carries {:.1f} requests/s; {} are needed for {:.1f}", gpus_given,
-                                       (gpus_given / is.tp) * op->sustained_rps, replicas * is.tp, rate));
-      gpus = replicas * is.tp;
-      load = rate;
-    } else {
-      replicas = gpus_given / is.tp;
-      load = replicas * op->sustained_rps;
-    }
-    utilisation = load / (replicas * op->capacity_rps);
-    const double sustained = op->sustained_rps;
-    *op = operate(im, op->batch, prompt, output, utilisation);
-    op->sustained_rps = sustained;
-    throughput = load * output;
-  } else {
-    replicas = 1;
-    throughput = 1 / single_step;
-    load = throughput / output;
+    ServingLoad asked{s.rate, s.users, s.think_s > 0 ? s.think_s : default_think, gpus_given};
+    if (s.users > 0 && s.think_s <= 0)
+      assumptions.push_back(Assumption{"think time", default_think, {}, "s", "default assumption: a user reads and types for a minute"});
+    const Sized z = size_deployment(im, prompt, output, ttft, tpot, asked);
+    if (serving && gpus_given > 0 && z.gpus > gpus_given)
+      warnings.push_back(fmt::format("--gpus {} carries {:.1f} requests/s; {} are needed for {:.1f}", gpus_given,
+                                     (gpus_given / is.tp) * z.op.sustained_rps, z.gpus, z.rate));
+    op = z.op;
+    replicas = z.replicas, gpus = z.gpus;
+    load = z.load_rps, utilisation = z.utilisation, throughput = z.throughput;
   }
 
   // Cost and energy per million output tokens, from the bill of the devices in use.

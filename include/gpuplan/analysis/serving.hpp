@@ -91,6 +91,25 @@ std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::
 // that cannot serve is never better. The order --top lists them in.
 bool better_deployment(const Deployment& a, const Deployment& b, bool for_rate);
 
+// A deployment of replicas of `tp` devices, each at its best batch, sized for a load.
+struct ServingLoad {
+  double rate = 0;       // requests/s; with users, derived from them
+  long users = 0;        // each asks, waits for the reply, then thinks for think_s
+  double think_s = 60;
+  int gpus = 0;          // devices given: what they sustain (with a rate: whether they suffice)
+};
+struct Sized {
+  Operating op;          // at the load served (TTFT, TPOT and their percentiles)
+  int replicas = 0, gpus = 0;
+  double rate = 0;       // requests/s asked for (0: as many as the devices sustain)
+  double load_rps = 0;   // requests/s served
+  double utilisation = 0;  // of the replicas' full capacity
+  double throughput = 0;   // output tokens/s
+};
+// Error(no_answer) when the weights or one sequence's KV do not fit, or no batch meets the
+// targets (saying what one request alone gets).
+Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load);
+
 // Replicas of `capacity_rps` each that carry `rate`: ceil(rate / capacity). Throws
 // Error(no_answer) when the devices (replicas x tp) would exceed max_serving_devices.
 int replicas_for(double rate, double capacity_rps, int tp);
