@@ -43,6 +43,39 @@ struct Summary {
   double max() const { return errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end()); }
 };
 
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> f;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) f.push_back(cell);
+  return f;
+}
+
+// A Megatron GPT: GeLU MLP, LayerNorm, biases, learned positions, tied embeddings, full
+// multi-head attention, on `dev` with eager attention (Megatron's kernels before flash attention).
+StepModel megatron_gpt(const std::string& id, int hidden, int ffn, int heads, int layers, int vocab, int seq, const Device& dev) {
+  ModelArch m;
+  m.id = id;
+  m.hidden = hidden;
+  m.ffn = ffn;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.head_dim = hidden / heads;
+  m.layers = layers;
+  m.vocab = vocab;
+  m.activation = Activation::gelu;
+  m.layernorm = true;
+  m.tied_embeddings = true;
+  m.learned_positions = true;
+  m.linear_bias = true;
+  m.max_context = seq;
+  StepModel sm{m, count_params(m), dev, {}};
+  sm.settings.train.seq_len = seq;
+  sm.settings.train.flash_attention = false;
+  sm.settings.eff = default_efficiency(dev.family);
+  return sm;
+}
+
 std::string vtrain_section(const char* path, bool& ok) {
   std::ifstream in(path);
   if (!in) {
@@ -60,30 +93,11 @@ std::string vtrain_section(const char* path, bool& ok) {
   std::string table = "| # | params (B) | gpus | tp | pp | dp | micro | global | measured s | predicted s | error |\n"
                       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) f.push_back(cell);
+    const std::vector<std::string> f = csv_cells(line);
     if (f.size() < 19) continue;
-    ModelArch m;
-    m.id = "gpt";
-    m.hidden = std::stoi(f[5]);
-    m.layers = std::stoi(f[6]);
-    m.heads = std::stoi(f[7]);
-    m.kv_heads = m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = 4 * m.hidden;
-    m.vocab = 51200;  // Megatron's padded GPT-2 vocabulary
-    m.activation = Activation::gelu;
-    m.layernorm = true;
-    m.tied_embeddings = true;
-    m.learned_positions = true;
-    m.linear_bias = true;
-    m.max_context = std::stoi(f[8]);
-    StepModel sm{m, count_params(m), dev, {}};
-    sm.settings.train.seq_len = std::stoi(f[8]);
-    sm.settings.train.flash_attention = false;  // Megatron-DeepSpeed 2023 default kernels
-    sm.settings.eff = default_efficiency(dev.family);
+    // Megatron's padded GPT-2 vocabulary; Megatron-DeepSpeed 2023 default (eager) kernels.
+    const int hidden = std::stoi(f[5]);
+    StepModel sm = megatron_gpt("gpt", hidden, 4 * hidden, std::stoi(f[7]), std::stoi(f[6]), 51200, std::stoi(f[8]), dev);
     sm.settings.train.grad_bytes = 2;  // Megatron-DeepSpeed fp16 runs reduce 16-bit gradients
     Layout l;
     l.tp = std::stoi(f[9]);
@@ -128,32 +142,13 @@ std::string korthikanti_section(const char* path) {
   std::string table = "| model | gpus | tp pp v | recompute | sp | measured s | predicted s | error | activations, paper | predicted | error |\n"
                       "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|\n";
   while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) f.push_back(cell);
+    std::vector<std::string> f = csv_cells(line);
     while (f.size() < 25) f.emplace_back();
     const bool timed = !f[23].empty(), sized = !f[19].empty();
     if (!timed && !sized) continue;
-    ModelArch m;
-    m.id = f[0];
-    m.hidden = std::stoi(f[1]);
-    m.ffn = std::stoi(f[2]);
-    m.heads = std::stoi(f[3]);
-    m.kv_heads = m.heads;
-    m.head_dim = std::stoi(f[4]);
-    m.layers = std::stoi(f[5]);
-    m.vocab = std::stoi(f[7]);
-    m.activation = Activation::gelu;
-    m.layernorm = true;
-    m.tied_embeddings = true;
-    m.learned_positions = true;
-    m.linear_bias = true;
-    m.max_context = std::stoi(f[6]);
-    StepModel sm{m, count_params(m), dev, {}};
-    sm.settings.train.seq_len = static_cast<int>(m.max_context);
-    sm.settings.train.flash_attention = false;
-    sm.settings.eff = default_efficiency(dev.family);
+    const StepModel sm = megatron_gpt(f[0], std::stoi(f[1]), std::stoi(f[2]), std::stoi(f[3]), std::stoi(f[5]),
+                                      std::stoi(f[7]), std::stoi(f[6]), dev);
+    const ModelArch& m = sm.model;
     Layout l;
     l.tp = std::stoi(f[9]);
     l.pp = std::stoi(f[10]);
