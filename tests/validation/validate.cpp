@@ -4,6 +4,7 @@
 //  2. Training throughput tables (NVIDIA NeMo and MosaicML llm-foundry, quoted below from
 //     shared/validation/throughput-tables.md); target: MFU within 5 percentage points.
 //  3. llama.cpp single-stream decode (shared/reference/inference.md 5.1 and 5.2); target: within 20%.
+//  4. Serving throughput (TensorRT-LLM's performance overview) and published training runs: reported.
 // Usage: gpuplan_validate [--vtrain CSV] [--korthikanti CSV] [--report REPORT.md]; exits 1 when a
 // target is missed (Korthikanti 2022 is reported, not yet a target).
 // Constants are global, never tuned per case.
@@ -404,6 +405,80 @@ constexpr RunRow run_rows[] = {
      "DeepSeek-V3 report (arXiv 2412.19437) Table 1: 2,664K H800 hours of pre-training on 2,048 GPUs"},
 };
 
+// ---- Serving throughput: TensorRT-LLM's performance overview (NVIDIA/TensorRT-LLM
+// docs/source/performance/perf-overview.md at 00f3768, trtllm-bench throughput, PyTorch backend:
+// requests of fixed ISL/OSL queued at once, total output tokens/s of one TP group). FP8 weights
+// from NVIDIA's ModelOpt checkpoints; Llama 3.3 70B has Llama 3.1 70B's shapes. Reported, not
+// yet a target: the same deployment as `gpuplan infer --gpus TP --tp TP --quant fp8`.
+struct ServingRow {
+  const char* model;
+  const char* gpu;
+  int tp, isl, osl;
+  double tokens_per_s;
+};
+constexpr ServingRow serving_rows[] = {
+    {"llama-3.1-8b", "h100-sxm", 1, 128, 2048, 22714},
+    {"llama-3.1-8b", "h100-sxm", 1, 500, 2000, 17660},
+    {"llama-3.1-8b", "h100-sxm", 1, 1000, 1000, 15220},
+    {"llama-3.1-8b", "h100-sxm", 1, 2048, 2048, 9305},
+    {"llama-3.1-8b", "h100-sxm", 1, 2048, 128, 3450},
+    {"llama-3.1-8b", "h100-sxm", 1, 5000, 500, 3459},
+    {"llama-3.1-8b", "h200", 1, 128, 2048, 26221},
+    {"llama-3.1-8b", "h200", 1, 1000, 1000, 17744},
+    {"llama-3.1-8b", "h200", 1, 2048, 2048, 12194},
+    {"llama-3.1-8b", "h200", 1, 5000, 500, 3902},
+    {"llama-3.1-70b", "h100-sxm", 2, 128, 2048, 6651},
+    {"llama-3.1-70b", "h100-sxm", 2, 500, 2000, 5222},
+    {"llama-3.1-70b", "h100-sxm", 2, 1000, 1000, 4205},
+    {"llama-3.1-70b", "h100-sxm", 2, 2048, 2048, 3082},
+    {"llama-3.1-70b", "h100-sxm", 2, 2048, 128, 762},
+    {"llama-3.1-70b", "h100-sxm", 2, 5000, 500, 898},
+    {"llama-3.1-70b", "h200", 1, 128, 2048, 4336},
+    {"llama-3.1-70b", "h200", 1, 1000, 1000, 2909},
+    {"llama-3.1-70b", "h200", 1, 2048, 2048, 2003},
+    {"llama-3.1-70b", "h200", 1, 5000, 500, 566},
+    {"llama-3.1-405b", "h100-sxm", 8, 128, 2048, 4340},
+    {"llama-3.1-405b", "h100-sxm", 8, 1000, 1000, 2919},
+    {"llama-3.1-405b", "h100-sxm", 8, 2048, 2048, 2296},
+    {"llama-3.1-405b", "h100-sxm", 8, 2048, 128, 453},
+    {"llama-3.1-405b", "h100-sxm", 8, 5000, 500, 610},
+    {"llama-3.1-405b", "h200", 8, 128, 2048, 5348},
+    {"llama-3.1-405b", "h200", 8, 1000, 1000, 3330},
+    {"llama-3.1-405b", "h200", 8, 2048, 2048, 2948},
+};
+
+std::string serving_section(const Catalog& cat) {
+  std::string table = "| model | device | tp | ISL/OSL | measured tokens/s | predicted, KV fp16 | error | predicted, KV fp8 | error |\n"
+                      "|---|---|---:|---|---:|---:|---:|---:|---:|\n";
+  Summary f16, f8;
+  for (const auto& r : serving_rows) {
+    double predicted[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      Scenario sc;
+      for (const auto& [key, value] : {std::pair<const char*, std::string>{"model", r.model}, {"gpu", r.gpu},
+                                        {"gpus", std::to_string(r.tp)}, {"tp", std::to_string(r.tp)}, {"quant", "fp8"},
+                                        {"kv-dtype", k ? "fp8" : "fp16"}, {"prompt-tokens", std::to_string(r.isl)},
+                                        {"output-tokens", std::to_string(r.osl)}})
+        apply_setting(sc, key, value);
+      predicted[k] = run_infer(cat, sc, RunOptions{}).data.find("throughput_tokens_per_s")->as_number();
+    }
+    f16.errors.push_back(std::fabs(predicted[0] / r.tokens_per_s - 1));
+    f8.errors.push_back(std::fabs(predicted[1] / r.tokens_per_s - 1));
+    table += fmt::format("| {} | {} | {} | {}/{} | {:.0f} | {:.0f} | {:+.0f}% | {:.0f} | {:+.0f}% |\n", r.model, r.gpu, r.tp,
+                         r.isl, r.osl, r.tokens_per_s, predicted[0], 100 * (predicted[0] / r.tokens_per_s - 1), predicted[1],
+                         100 * (predicted[1] / r.tokens_per_s - 1));
+  }
+  std::printf("serving: cases %zu median %.0f%% max %.0f%% (KV fp16), median %.0f%% max %.0f%% (KV fp8)\n", f16.errors.size(),
+              100 * f16.median(), 100 * f16.max(), 100 * f8.median(), 100 * f8.max());
+  return fmt::format(
+      "## Serving throughput (TensorRT-LLM performance overview; reported, not yet a target)\n\n"
+      "{} cases of fixed ISL/OSL queued at once (offline), H100 and H200, FP8 weights. With the default 16-bit KV cache: "
+      "median absolute error {:.0f}%, max {:.0f}%; with an FP8 KV cache: median {:.0f}%, max {:.0f}% (target of the serving "
+      "issue: median 12%, none beyond 35%). The 16-bit cache is KV-bound and low; the FP8 cache is right where prefill "
+      "dominates (2048/128, 5000/500: within 6%) and high where long replies run at large batches.\n\n{}\n",
+      f16.errors.size(), 100 * f16.median(), 100 * f16.max(), 100 * f8.median(), 100 * f8.max(), table);
+}
+
 std::string runs_section(const Catalog& cat) {
   std::string table = "| run | settings | published GPU-hours | predicted GPU-hours | error | source |\n|---|---|---:|---:|---:|---|\n";
   Summary sum;
@@ -451,6 +526,7 @@ int main(int argc, char** argv) {
   if (korthikanti) text += korthikanti_section(korthikanti);
   text += throughput_section(cat, tp_ok);
   text += decode_section(cat, dec_ok);
+  text += serving_section(cat);
   text += runs_section(cat);
   if (report) std::ofstream(report) << text;
   ok = vt_ok && tp_ok && dec_ok;
