@@ -8,15 +8,19 @@
 
 namespace gpuplan {
 
+// Levenshtein distance with adjacent transpositions counted as one edit (optimal string
+// alignment): "modle" is one edit from "model", as it is from "mode".
 std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], before[j - 2] + 1);
     }
+    std::swap(before, prev);
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -85,7 +89,9 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
     std::size_t d = edit_distance(word, c);
     // A candidate that starts with the word ("h100" -> "h100-sxm") is a good guess too.
     if (c.rfind(word, 0) == 0 && word.size() >= 3) d = std::min<std::size_t>(d, 1);
-    if (d < best_d) {
+    // On a tie, the candidate of the word's own length: a swap or a slip of one letter is a
+    // likelier typo than a letter too many ("modle" -> model, not mode).
+    if (d < best_d || (d == best_d && !best.empty() && c.size() == word.size() && best.size() != word.size())) {
       best_d = d;
       best = c;
     }

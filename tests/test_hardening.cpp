@@ -156,3 +156,15 @@ TEST_CASE("calibration text with control characters reads back what it wrote", "
   const Calibration r = parse_calibration(to_toml(c), "round-trip.toml");
   CHECK(r.device_name == c.device_name);
 }
+
+TEST_CASE("Edit distance counts a swap of adjacent letters as one edit and suggestions prefer the word's length") {
+  CHECK(gpuplan::edit_distance("kitten", "sitting") == 3);  // the textbook Levenshtein case
+  CHECK(gpuplan::edit_distance("modle", "model") == 1);     // one transposition
+  CHECK(gpuplan::edit_distance("ab", "ba") == 1);
+  CHECK(gpuplan::edit_distance("", "abc") == 3);
+  CHECK(gpuplan::edit_distance("gpus", "gpus") == 0);
+  CHECK(gpuplan::suggest("modle", {"mode", "model", "gpus"}) == "model");
+  CHECK(gpuplan::suggest("tpp", {"tp", "pp"}) == "tp");    // a tie of equals: the first
+  CHECK(gpuplan::suggest("tpp", {"tp", "top"}) == "top");  // a tie: the slip of one letter
+  CHECK(gpuplan::suggest("zzzzzz", {"model", "gpus"}).empty());
+}
