@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <cstdlib>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -26,11 +27,12 @@ namespace {
 struct Globals {
   std::string format = "table";
   std::vector<std::string> catalogs;
-  std::string get;  // --get KEY: print that one value of the JSON answer
+  std::optional<std::string> get;  // --get KEY: print that one value of the JSON answer
 };
 
 // The value at a dotted key of an answer: a scalar as text, a list or table as JSON.
 std::string got(const Value* v, const std::string& key) {
+  if (key.empty()) fail(Exit::usage, "--get needs a key, e.g. --get gpus or --get layout.tp");
   if (!v) fail(Exit::usage, "--get '" + shown(key, 200) + "' matches nothing in the answer (--format json lists the keys)");
   return (v->type() == Value::Type::object || v->type() == Value::Type::array) ? to_json(*v) : scalar_text(*v) + "\n";
 }
@@ -59,9 +61,9 @@ std::size_t terminal_width() {
 void print(const Document& doc, const Globals& g) {
   check_finite(doc.data);
   std::string out;
-  if (!g.get.empty()) {
+  if (g.get) {
     const Value data = with_schema_version(doc.data);
-    out = got(find_path(data, g.get), g.get);
+    out = got(find_path(data, *g.get), *g.get);
   } else {
     out = render(doc, parse_format(g.format), terminal_width());
   }

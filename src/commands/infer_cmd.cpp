@@ -125,6 +125,11 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
       for (const auto& d : tried)
         if (d.op && (!best || better_deployment(d, *best, serving))) best = &d;
       if (best) is.tp = best->tp;
+      // None serves: the error below speaks of the widest degree that fits, the one that comes
+      // closest to the targets, not of the narrowest.
+      else
+        for (const auto& d : tried)
+          if (d.why != "does not fit") is.tp = d.tp;
     }
   }
   if (m.heads % is.tp) fail(Exit::usage, fmt::format("--tp {} does not divide the {} attention heads of {}", is.tp, m.heads, m.id));

@@ -101,4 +101,11 @@ awk -v f="$flash" -v e="$eager" 'BEGIN { exit !(e > f && f > 0) }' || fail "eage
 run train --model llama-2-7b --gpus 8 --attention eager --get layout.recompute
 expect_rc 0; [ "$out" = selective ] || fail "eager attention chose recompute $out, not selective"
 bad 2 "--attention 'fast' is not known; expected flash or eager" memory --model llama-2-7b --attention fast
+# --get: one value of any command's answer; a key that matches nothing or none at all is exit 2.
+run train --model llama-3.1-8b --gpus 8 --get gpus
+expect_rc 0; [ "$out" = 8 ] || fail "--get gpus printed '$out'"
+bad 2 "--get 'nope' matches nothing in the answer" train --model llama-3.1-8b --gpus 8 --get nope
+bad 2 "--get needs a key" train --model llama-3.1-8b --gpus 8 --get ''
+# No deployment of 8 devices meets the targets: the error speaks of the widest degree tried.
+bad 1 "no batch meets the targets on 8 x h100-sxm" infer --model llama-3.1-8b --gpu h100-sxm --gpus 8 --scenario interactive --prompt-tokens 100000 --output-tokens 1
 finish
