@@ -173,5 +173,5 @@ TEST_CASE("A table wraps its text columns at spaces to fit a terminal and keeps 
         "x                    1 B\n");
   // Never below the longest word or the heading: a row too wide for the terminal stays whole.
   CHECK(gpuplan::render_text(t, 5).find("gamma") != std::string::npos);
-  for (std::size_t w : {1, 5, 12, 24, 40}) CHECK(gpuplan::render_text(t, w).find("10.5 GiB") != std::string::npos);
+  for (std::size_t w : {std::size_t{1}, std::size_t{5}, std::size_t{12}, std::size_t{24}, std::size_t{40}}) CHECK(gpuplan::render_text(t, w).find("10.5 GiB") != std::string::npos);
 }
