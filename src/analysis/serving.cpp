@@ -230,8 +230,8 @@ Sized size_deployment(const InferModel& im, double prompt, double output, double
   }
   z.gpus = z.replicas * tp;
   z.utilisation = z.load_rps / (z.replicas * best->capacity_rps);
-  z.op = operate(im, best->batch, prompt, output, z.utilisation);
-  z.op.sustained_rps = best->sustained_rps;
+  z.op = *best;  // the batch's step and prefill times stand; only the load changes
+  at_load(z.op, z.utilisation, output);
   z.throughput = z.load_rps * output;
   return z;
 }
