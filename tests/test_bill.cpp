@@ -159,14 +159,14 @@ TEST_CASE("Racks are limited by power and rack units and the vendor's packaging"
   in.rack_power = watts(40000);
   p = cluster_power(in);
   CHECK((p.nodes_per_rack == 3 && p.rack_limit == RackLimit::power && p.racks == 43));
-  CHECK(!p.node_over_budget);
+  CHECK(!p.rack_over_budget);
   // A GB200 NVL72 is a rack: one per rack whatever the budget, and flagged above 40 kW.
   in.nodes = 8;
   in.node.max_power = watts(120000);
   in.node.rack_units = 0;
   in.node.rack_scale = true;
   p = cluster_power(in);
-  CHECK((p.nodes_per_rack == 1 && p.racks == 8 && p.rack_limit == RackLimit::rack_scale && p.node_over_budget));
+  CHECK((p.nodes_per_rack == 1 && p.racks == 8 && p.rack_limit == RackLimit::rack_scale && p.rack_over_budget));
   // A Cray EX cabinet holds 128 nodes (64 blades of 2; Glenn Klockwood, "Cray EX"): Frontier's
   // 9,408 nodes fill 74 cabinets (ORNL), when no power budget is tighter.
   in.nodes = 9408;
@@ -215,6 +215,29 @@ TEST_CASE("A GB200 NVL72 scalable unit from the catalog: 8 racks and a NIC per G
   // 8 x ~120 kW of compute racks against the SU's 1.2 MW, which also covers its switch and
   // management racks: within 25%.
   CHECK(p.it_peak.value() == Approx(1.2e6).epsilon(0.25));
+}
+
+TEST_CASE("Frontier from the catalog: 74 cabinets and its HPL power within 15 percent") {
+  // ORNL: 9,408 nodes of four MI250X in 74 Cray EX cabinets. TOP500 June 2022: 21.1 MW during
+  // HPL (1.102 EF), November 2024: 24.6 MW (1.353 EF). The model's average draw (76% of a
+  // nameplate that leaves out memory and NICs) is checked against the first, its nameplate
+  // against the second.
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  Device d = resolve_device(c, "mi250x");
+  Facility f = resolve_facility(s, c, d);
+  CHECK((f.node.id == "hpe-cray-ex235a" && f.node.devices == 4 && f.nics_per_node == 4 && f.node.liquid_cooled));
+  PowerInput pi;
+  pi.nodes = 37632 / f.node.devices;
+  pi.node = f.node;
+  pi.avg_fraction = f.power_fraction;
+  pi.rack_power = f.site.rack_power;  // 40 kW: a cabinet is still one rack, flagged
+  pi.rack_units = f.site.rack_units;
+  const Power p = cluster_power(pi);
+  CHECK((p.racks == 74 && p.nodes_per_rack == 128 && p.rack_limit == RackLimit::packaging));
+  CHECK((p.rack_over_budget && p.rack_draw.value() == Approx(128 * 2520.0)));
+  CHECK(p.it_avg.value() == Approx(21.1e6).epsilon(0.15));
+  CHECK(p.it_peak.value() == Approx(24.6e6).epsilon(0.15));
 }
 
 TEST_CASE("Buy versus cloud breaks even when the capital is repaid by the monthly saving") {

@@ -87,19 +87,20 @@ Power cluster_power(const PowerInput& in) {
   p.facility_avg = p.it_avg * in.pue;
   p.facility_idle = (in.node.idle * static_cast<double>(in.nodes) + in.fabric + in.storage) * in.pue;
   const double node_w = in.node.max_power.value();
-  p.node_over_budget = in.rack_power.value() > 0 && node_w > in.rack_power.value();
   p.node_too_tall = in.rack_units > 0 && in.node.rack_units > in.rack_units;
-  // Nodes per rack: the tightest of the power budget, the rack's height and the vendor's
-  // packaging; a rack-scale system is a rack. A node that alone exceeds a limit still takes
-  // a rack of its own (and a warning).
+  // Nodes per rack: a rack-scale system is a rack, and so is a vendor's cabinet (a Cray EX
+  // cabinet of 128 nodes brings its own power shelves and coolant distribution); otherwise the
+  // tighter of the site's power budget and rack height. A rack that alone exceeds the site's
+  // budget still counts as one rack, and is flagged (the caller warns).
   double per_rack = std::numeric_limits<double>::infinity();
   const auto limit = [&](double n, RackLimit why) {
     if (n < per_rack) per_rack = n, p.rack_limit = why;
   };
   if (in.node.rack_scale) {
     limit(1, RackLimit::rack_scale);
+  } else if (in.node.nodes_per_rack > 0) {
+    limit(in.node.nodes_per_rack, RackLimit::packaging);
   } else {
-    if (in.node.nodes_per_rack > 0) limit(in.node.nodes_per_rack, RackLimit::packaging);
     if (in.rack_power.value() > 0 && node_w > 0) limit(std::floor(in.rack_power.value() / node_w), RackLimit::power);
     if (in.rack_units > 0 && in.node.rack_units > 0) limit(std::floor(double(in.rack_units) / in.node.rack_units), RackLimit::units);
   }
@@ -107,6 +108,9 @@ Power cluster_power(const PowerInput& in) {
     p.nodes_per_rack = static_cast<int>(std::max(1L, checked_count(per_rack, "nodes per rack", false, 1e6)));
     p.racks = ceil_div(static_cast<double>(in.nodes), p.nodes_per_rack, "racks");
   }
+  // The fullest rack at nameplate: a partial cluster fills fewer nodes than the packaging holds.
+  p.rack_draw = in.node.max_power * static_cast<double>(std::min<long>(std::max(1, p.nodes_per_rack), in.nodes));
+  p.rack_over_budget = in.rack_power.value() > 0 && p.rack_draw.value() > in.rack_power.value();
   return p;
 }
 

@@ -39,11 +39,16 @@ ClusterPower cluster_of(const Facility& f, const Scenario& s, int gpus, long sto
     pi.rack_units = f.site.rack_units;
     c.power = cluster_power(pi);
     const std::string node = f.node.id.empty() ? "one node" : "one " + f.node.id;
-    if (c.power->node_over_budget)
+    if (c.power->rack_over_budget) {
+      const Power& p = *c.power;
+      const std::string what = p.rack_limit == RackLimit::packaging
+                                   ? fmt::format("one cabinet of {} {} nodes", p.nodes_per_rack, f.node.id)
+                                   : node;
       c.warnings.push_back(fmt::format("{} draws {}, more than the {} rack budget of site {}: each needs a rack rated for at "
-                                       "least {} (--site hyperscale, or --rack-power)",
-                                       node, format_si(f.node.max_power.value(), "W"), format_si(f.site.rack_power.value(), "W"),
-                                       f.site.id, format_si(f.node.max_power.value(), "W")));
+                                       "least that (a --site with such racks, or --rack-power {:.0f}kW)",
+                                       what, format_si(p.rack_draw.value(), "W"), format_si(f.site.rack_power.value(), "W"),
+                                       f.site.id, std::ceil(p.rack_draw.value() / 1e3)));
+    }
     // The default site is a national average; a campus of tens of megawatts is built to a
     // hyperscale PUE (Uptime: new large facilities 1.3 or better; Google's fleet 1.10).
     if (!s.has("site") && c.power->facility_peak.value() > 10e6)
@@ -81,7 +86,7 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
     t.add_row({"IT power (nameplate / average)", format_si(p.it_peak.value(), "W") + " / " + format_si(p.it_avg.value(), "W")});
     t.add_row({"facility power (peak / average)", format_si(p.facility_peak.value(), "W") + " / " + format_si(p.facility_avg.value(), "W")});
     b.power.set("rack_limit", p.racks > 0 ? Value(std::string(rack_limit_name(p.rack_limit))) : Value());
-    b.power.set("rack_kw", p.racks > 0 ? Value(f.node.max_power.value() * p.nodes_per_rack / 1e3) : Value());
+    b.power.set("rack_kw", p.racks > 0 ? Value(p.rack_draw.value() / 1e3) : Value());
     b.power.set("liquid_cooled", f.node.liquid_cooled);
     if (f.node.liquid_cooled)
       t.add_row({"cooling", fmt::format("direct liquid cooling ({}): facility water to every rack", f.node.id)});
@@ -93,7 +98,7 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
                                                      : format_si(f.node.max_power.value(), "W");
       t.add_row({"racks", fmt::format("{} ({} node{} of {} per rack{}; limited by {})", p.racks, p.nodes_per_rack,
                                       p.nodes_per_rack > 1 ? "s" : "", node,
-                                      budget.empty() ? "" : (p.node_over_budget ? ", over a budget of " : " of ") + budget,
+                                      budget.empty() ? "" : (p.rack_over_budget ? ", over a budget of " : " of ") + budget,
                                       rack_limit_name(p.rack_limit))});
     }
     // A facility's year: working for the utilisation share, idle the rest; a run: working.

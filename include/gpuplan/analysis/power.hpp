@@ -25,7 +25,7 @@ struct NodeSpec {
   Watts max_power = watts(0);  // 0: no figure (no server record and no TDP)
   Watts idle = watts(0);       // the accelerators' idle draw (host idle not known: a lower bound); 0: unknown
   int rack_units = 0;          // height; 0: unknown (racks then limited by power only)
-  int nodes_per_rack = 0;      // the vendor's packaging (Cray EX cabinet: 128); 0: none
+  int nodes_per_rack = 0;      // the vendor's cabinet, which is the rack (Cray EX: 128); 0: none
   bool rack_scale = false;     // the node is a whole rack (GB200 NVL72)
   bool liquid_cooled = false;
   std::string id;              // server record id; empty for an estimate from TDP
@@ -89,7 +89,8 @@ struct Power {
   long racks = 0;         // 0 when neither a rack budget nor a packaging is known
   int nodes_per_rack = 0;
   RackLimit rack_limit = RackLimit::none;
-  bool node_over_budget = false;  // one node draws more than the rack power budget
+  Watts rack_draw = watts(0);     // one full rack at nameplate (one node when nothing packs them)
+  bool rack_over_budget = false;  // that rack draws more than the site's rack power budget
   bool node_too_tall = false;     // one node is taller than the rack
 };
 std::string_view rack_limit_name(RackLimit l);
