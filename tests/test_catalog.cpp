@@ -178,3 +178,15 @@ TEST_CASE("catalog ids are case-insensitive", "[catalog]") {
   CHECK(c.get("models", "Llama-3.1-8B").id == "llama-3.1-8b");
   CHECK(c.find("accelerators", "H100-SXMX") == nullptr);
 }
+
+TEST_CASE("US state sites carry their eGRID2022 subregion carbon intensity", "[catalog]") {
+  // EPA eGRID2022 subregion CO2 total output emission rates in lb/MWh; 1 lb/MWh = 0.45359237 g/kWh.
+  const Catalog c = Catalog::builtin();
+  const std::pair<const char*, double> egrid[] = {{"us-virginia", 622.987},  {"us-texas", 771.083},
+                                                  {"us-oregon", 602.088},    {"us-washington", 602.088},
+                                                  {"us-california", 497.443}, {"us-georgia", 893.29}};
+  for (const auto& [site, lb_per_mwh] : egrid) {
+    INFO(site);
+    CHECK(c.get("sites", site).number("grid_gco2_per_kwh") == Catch::Detail::Approx(lb_per_mwh * 0.45359237).epsilon(0.001));
+  }
+}
