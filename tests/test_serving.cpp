@@ -141,7 +141,7 @@ TEST_CASE("the deployment search tries each degree that divides the devices and 
     s.tp = tp;
     return make_infer_model(m, count_params(m), d, d, s);
   };
-  DeploymentQuestion q{1000, 300, 2.0, 0.2, 8, 0, 1, 8, m.heads};
+  DeploymentQuestion q{1000, 300, 2.0, 0.2, ServingLoad{0, 0, 60, 8}, 1, 8, m.heads};
   const auto tried = try_deployments(q, model_at);
   REQUIRE(tried.size() == 4);  // tp 1, 2, 4, 8
   for (std::size_t i = 0; i < tried.size(); ++i) {
@@ -157,12 +157,39 @@ TEST_CASE("the deployment search tries each degree that divides the devices and 
     if (better_deployment(t, *best, false)) best = &t;
   for (const auto& t : tried) CHECK_FALSE(better_deployment(t, *best, false));
   // A rate: the same degrees, each sized by ceil(rate / sustained) replicas.
-  q.gpus = 0, q.rate = 50;
+  q.load.gpus = 0, q.load.rate = 50;
   for (const auto& t : try_deployments(q, model_at))
     if (t.op) CHECK(t.devices == t.tp * replicas_for(50, t.op->sustained_rps, t.tp));
+  // Users: each degree sized for the rate its own latencies give, as size_deployment does.
+  q.load.rate = 0, q.load.users = 3000;
+  for (const auto& t : try_deployments(q, model_at))
+    if (t.op)
+      CHECK(t.devices == t.tp * replicas_for(3000 / (60 + t.op->ttft_s + 300 * t.op->tpot_s), t.op->sustained_rps, t.tp));
   // A degree that does not divide the devices is not tried.
-  q.gpus = 6, q.rate = 0, q.widest_tp = 6;
+  q.load = ServingLoad{0, 0, 60, 6}, q.widest_tp = 6;
   for (const auto& t : try_deployments(q, model_at)) CHECK(6 % t.tp == 0);
+}
+
+TEST_CASE("the chosen degree is the best deployment else the widest that fits", "[serving]") {
+  Operating op;
+  const auto tried_one = [&](int tp, int devices, bool serves, const char* why) {
+    Deployment d;
+    d.tp = tp, d.devices = devices, d.throughput = 100.0 / tp, d.why = why;
+    if (serves) d.op = op;
+    return d;
+  };
+  // For a load, fewest devices; tp 2 and 4 tie at 8, and the smaller degree wins.
+  const std::vector<Deployment> tried{tried_one(1, 0, false, "does not fit"), tried_one(2, 8, true, ""),
+                                      tried_one(4, 8, true, ""), tried_one(8, 16, true, "")};
+  CHECK(chosen_tp(tried, true, 1) == 2);
+  // For the devices given, most throughput: 100 / tp is highest at tp 2 among those that serve.
+  CHECK(chosen_tp(tried, false, 1) == 2);
+  // None serves: the widest that fits comes closest; none fits: the fallback.
+  const std::vector<Deployment> none{tried_one(1, 0, false, "does not fit"),
+                                     tried_one(2, 0, false, "no batch meets the latency targets"),
+                                     tried_one(4, 0, false, "no batch meets the latency targets")};
+  CHECK(chosen_tp(none, true, 1) == 4);
+  CHECK(chosen_tp({tried_one(1, 0, false, "does not fit")}, true, 1) == 1);
 }
 
 TEST_CASE("a deployment is sized from a rate, from users, or from the devices given", "[serving]") {

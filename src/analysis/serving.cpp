@@ -175,7 +175,7 @@ int choose_tp(const ModelArch& m, const ParamCounts& pc, const Device& d, const 
 std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int)>& model_at) {
   std::vector<Deployment> tried;
   for (int t = q.first_tp; t <= q.widest_tp && q.heads % t == 0; t *= 2) {
-    if (q.gpus > 0 && q.gpus % t) continue;
+    if (q.load.gpus > 0 && q.load.gpus % t) continue;
     const InferModel im = model_at(t);
     const int limit = kv_batch_limit(im);
     Deployment d;
@@ -184,7 +184,8 @@ std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::
       d.why = !im.memory.fits() ? "does not fit" : "no room for one sequence's KV";
     } else if (auto op = best_batch(im, limit, q.prompt, q.output, q.ttft, q.tpot, &d.evaluated)) {
       d.op = *op;
-      d.devices = q.rate > 0 ? replicas_for(q.rate, op->sustained_rps, t) * t : q.gpus;
+      const double rate = q.load.rate_at(*op, q.output);
+      d.devices = rate > 0 ? replicas_for(rate, op->sustained_rps, t) * t : q.load.gpus;
       d.throughput = (d.devices / t) * op->sustained_rps * q.output;
     } else {
       d.why = "no batch meets the latency targets";
@@ -194,10 +195,26 @@ std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::
   return tried;
 }
 
-bool better_deployment(const Deployment& a, const Deployment& b, bool for_rate) {
+bool better_deployment(const Deployment& a, const Deployment& b, bool for_load) {
   if (a.op.has_value() != b.op.has_value()) return a.op.has_value();
   if (!a.op) return false;
-  return for_rate ? a.devices < b.devices : a.throughput > b.throughput;
+  return for_load ? a.devices < b.devices : a.throughput > b.throughput;
+}
+
+int chosen_tp(const std::vector<Deployment>& tried, bool for_load, int fallback) {
+  const Deployment* best = nullptr;
+  for (const auto& d : tried)
+    if (d.op && (!best || better_deployment(d, *best, for_load))) best = &d;
+  if (best) return best->tp;
+  int tp = fallback;
+  for (const auto& d : tried)
+    if (d.why != "does not fit") tp = d.tp;
+  return tp;
+}
+
+double ServingLoad::rate_at(const Operating& op, double output) const {
+  if (users > 0) return static_cast<double>(users) / (think_s + op.ttft_s + output * op.tpot_s);
+  return rate;
 }
 
 Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load) {
@@ -218,9 +235,7 @@ Sized size_deployment(const InferModel& im, double prompt, double output, double
                                       tp, im.device.id, format_duration(one.ttft_s), format_duration(one.step_s)));
   }
   Sized z;
-  z.rate = load.rate;
-  // Users: a closed loop, each user's cycle a reply (TTFT + O TPOT) and a think time.
-  if (load.users > 0) z.rate = static_cast<double>(load.users) / (load.think_s + best->ttft_s + output * best->tpot_s);
+  z.rate = load.rate_at(*best, output);
   if (z.rate > 0) {
     z.replicas = replicas_for(z.rate, best->sustained_rps, tp);
     z.load_rps = z.rate;
@@ -234,6 +249,24 @@ Sized size_deployment(const InferModel& im, double prompt, double output, double
   at_load(z.op, z.utilisation, output);
   z.throughput = z.load_rps * output;
   return z;
+}
+
+SingleStream single_stream(const InferModel& im, double prompt, double output) {
+  return SingleStream{prefill_time(im, static_cast<long>(prompt), 1).value(), decode_step_time(im, 1, prompt + output / 2).value()};
+}
+
+LatencyTargets latency_targets(const std::string& scenario, double ttft, double tpot, bool users) {
+  LatencyTargets t{ttft, tpot, {}};
+  if (scenario == "server" || scenario == "interactive") {
+    const bool interactive = scenario == "interactive";
+    if (t.ttft <= 0) t.ttft = interactive ? mlperf_interactive_ttft : mlperf_server_ttft;
+    if (t.tpot <= 0) t.tpot = interactive ? mlperf_interactive_tpot : mlperf_server_tpot;
+    t.origin = fmt::format("scenario {}: MLPerf Inference Llama-2-70B {} constraints", scenario, scenario);
+  } else if (users && ttft <= 0 && tpot <= 0 && scenario != "offline") {
+    t.ttft = mlperf_server_ttft, t.tpot = mlperf_server_tpot;
+    t.origin = "default with users: MLPerf Inference Llama-2-70B server scenario";
+  }
+  return t;
 }
 
 int replicas_for(double rate, double capacity_rps, int tp) {

@@ -67,7 +67,7 @@ static void deployment_search_llama2_70b(benchmark::State& state) {
   const Job j = resolve(s, c);
   InferSettings is = resolve_infer(s, j);
   is.context = 1300;
-  DeploymentQuestion q{1000, 300, 2.0, 0.2, 8, 0, 1, 8, j.model.heads};
+  DeploymentQuestion q{1000, 300, 2.0, 0.2, ServingLoad{0, 0, 60, 8}, 1, 8, j.model.heads};
   long evaluated = 0;
   for (auto _ : state) {
     const auto tried = try_deployments(q, [&](int tp) {

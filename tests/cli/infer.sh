@@ -37,7 +37,7 @@ golden infer-llama-2-13b-m3-max.txt
 run infer --model mistral-7b --gpu cpu-server --quant q4_k_m --format json
 expect_rc 0; expect_out '"gpu": "cpu-server"'; expect_out '"offloaded_layers": 0'
 run infer --model llama-3.1-405b --gpu h200 --quant fp8 --users 5000 --site hyperscale --format json
-expect_rc 0; expect_out '"site": "hyperscale"'; expect_out '"TTFT 2 s, TPOT 200 ms"'; expect_out '"think time"'
+expect_rc 0; expect_out '"site": "hyperscale"'; expect_out '"TTFT 2.00 s, TPOT 200 ms"'; expect_out '"think time"'
 # The laptop question with offload, and a fixed deployment's capacity.
 run infer --model llama-3.1-70b --gpu rtx-4090 --quant q4_k_m --format json
 expect_rc 0; expect_out '"fits": false'; expect_out '"host": "cpu-desktop"'

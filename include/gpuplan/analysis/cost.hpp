@@ -41,6 +41,12 @@ OwnedCost owned_cost(const OwnedInput& in);
 // over the monthly saving (cloud rent of the working hours less the owned running costs).
 // Empty when renting is never dearer (the saving is not positive).
 std::optional<double> break_even_months(const OwnedCost& c, const OwnedInput& in, UsdRate cloud_per_device);
+// A figure per million output tokens from its hourly amount (dollars, kWh) and a token rate;
+// absent when the hourly amount is unknown or nothing is produced.
+inline std::optional<double> per_million_tokens(std::optional<double> per_hour, double tokens_per_s) {
+  if (!per_hour || !(tokens_per_s > 0)) return std::nullopt;
+  return *per_hour / (tokens_per_s * 3600) * 1e6;
+}
 // The run's share: its wall-clock time at the cost of a working second.
 inline Usd owned_run_cost(const OwnedCost& c, Seconds wall) { return c.per_working_s * wall; }
 

@@ -67,19 +67,29 @@ std::optional<Operating> best_batch(const InferModel& im, int max_batch, double 
 // fit (the largest that divides the heads when none does).
 int choose_tp(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& base, int gpus);
 
+// What a deployment serves: a request rate, a closed loop of users, or what given devices sustain.
+struct ServingLoad {
+  double rate = 0;       // requests/s; with users, derived from them
+  long users = 0;        // each asks, waits for the reply, then thinks for think_s
+  double think_s = 60;
+  int gpus = 0;          // devices given: what they sustain (with a rate: whether they suffice)
+  // Requests/s asked at operating point `op`: the rate, or for users a closed loop whose cycle
+  // is a reply (TTFT + O TPOT at op) and a think time; 0: what the devices sustain.
+  double rate_at(const Operating& op, double output) const;
+};
+
 // One tensor-parallel deployment tried: replicas of `tp` devices at their best batch.
 struct Deployment {
   int tp = 1;
   std::optional<Operating> op;  // absent when it cannot serve (why says so)
-  int devices = 0;              // what it needs for the rate, or the devices given
+  int devices = 0;              // what it needs for the load, or the devices given
   double throughput = 0;        // output tokens/s of the deployment
   long evaluated = 0;           // operating points its batch search tried
   std::string why;
 };
 struct DeploymentQuestion {
   double prompt = 0, output = 0, ttft = 0, tpot = 0;  // request shape and p99 targets (0: none)
-  int gpus = 0;        // devices given (0: as many as the rate needs)
-  double rate = 0;     // requests/s to carry (0: what the devices sustain)
+  ServingLoad load;    // its gpus: the devices given (0: as many as the load needs)
   int first_tp = 1;    // the smallest degree whose weights fit (choose_tp)
   int widest_tp = 1;   // the largest tried: a node, or the devices given
   int heads = 1;       // a degree must divide the attention heads
@@ -87,17 +97,14 @@ struct DeploymentQuestion {
 // Every power-of-two degree from first_tp to widest_tp that divides the heads and the devices,
 // each with its best batch; model_at(tp) builds the replica's model. In the order tried.
 std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int)>& model_at);
-// Whether a is the better deployment: fewer devices for a rate, else more throughput; one
+// Whether a is the better deployment: fewer devices for a load, else more throughput; one
 // that cannot serve is never better. The order --top lists them in.
-bool better_deployment(const Deployment& a, const Deployment& b, bool for_rate);
+bool better_deployment(const Deployment& a, const Deployment& b, bool for_load);
+// The degree to deploy: the best tried (the smaller on a tie); when none serves, the widest
+// that fits, which comes closest to the targets; `fallback` when none even fits.
+int chosen_tp(const std::vector<Deployment>& tried, bool for_load, int fallback);
 
 // A deployment of replicas of `tp` devices, each at its best batch, sized for a load.
-struct ServingLoad {
-  double rate = 0;       // requests/s; with users, derived from them
-  long users = 0;        // each asks, waits for the reply, then thinks for think_s
-  double think_s = 60;
-  int gpus = 0;          // devices given: what they sustain (with a rate: whether they suffice)
-};
 struct Sized {
   Operating op;          // at the load served (TTFT, TPOT and their percentiles)
   int replicas = 0, gpus = 0;
@@ -109,6 +116,26 @@ struct Sized {
 // Error(no_answer) when the weights or one sequence's KV do not fit, or no batch meets the
 // targets (saying what one request alone gets).
 Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load);
+
+// One request alone (the local question): prefill of the prompt, then decode steps whose cache
+// holds the prompt and half the reply on average.
+struct SingleStream {
+  double prefill_s = 0, step_s = 0;
+  double ttft_s() const { return prefill_s + step_s; }
+};
+SingleStream single_stream(const InferModel& im, double prompt, double output);
+
+// The p99 targets a serving question is held to. MLPerf Inference's Llama-2-70B scenarios:
+// server TTFT 2 s and TPOT 200 ms (loadgen mlperf.conf), interactive (v5.0) 450 ms and 40 ms
+// (NVIDIA's MLPerf Inference v5.0 results post); users with no target and no scenario get the
+// server's. A target given wins over the scenario's.
+constexpr double mlperf_server_ttft = 2.0, mlperf_server_tpot = 0.2;
+constexpr double mlperf_interactive_ttft = 0.45, mlperf_interactive_tpot = 0.04;
+struct LatencyTargets {
+  double ttft = 0, tpot = 0;  // 0: none
+  std::string origin;         // where defaults came from; empty when none were filled in
+};
+LatencyTargets latency_targets(const std::string& scenario, double ttft, double tpot, bool users);
 
 // Replicas of `capacity_rps` each that carry `rate`: ceil(rate / capacity). Throws
 // Error(no_answer) when the devices (replicas x tp) would exceed max_serving_devices.
