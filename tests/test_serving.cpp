@@ -2,6 +2,7 @@
 // and the replica count, against the closed forms in serving.hpp.
 #include <catch2/catch.hpp>
 
+#include "gpuplan/analysis/cost.hpp"
 #include "gpuplan/analysis/serving.hpp"
 #include "catalog_fixture.hpp"
 #include "gpuplan/catalog/catalog.hpp"
@@ -218,4 +219,33 @@ TEST_CASE("a deployment is sized from a rate, from users, or from the devices gi
   // Impossible: no batch decodes a token in a microsecond; 405B at bf16 on one device.
   CHECK_THROWS_AS(size_deployment(im, 1000, 300, 0, 1e-6, rate), Error);
   CHECK_THROWS_AS(size_deployment(served("llama-3.1-405b", "h100-sxm", 1), 1000, 300, 2.0, 0.2, rate), Error);
+}
+
+TEST_CASE("latency targets come from the flags then the MLPerf scenario", "[serving]") {
+  // MLPerf Inference Llama-2-70B: server 2 s / 200 ms; interactive 450 ms / 40 ms.
+  const LatencyTargets server = latency_targets("server", 0, 0, false);
+  CHECK((server.ttft == 2.0 && server.tpot == 0.2 && !server.origin.empty()));
+  const LatencyTargets interactive = latency_targets("interactive", 0.3, 0, false);
+  CHECK((interactive.ttft == 0.3 && interactive.tpot == 0.04));  // the flag wins over the scenario
+  const LatencyTargets users = latency_targets("", 0, 0, true);
+  CHECK((users.ttft == 2.0 && users.tpot == 0.2));
+  const LatencyTargets offline = latency_targets("offline", 0, 0, true);
+  CHECK((offline.ttft == 0 && offline.tpot == 0 && offline.origin.empty()));
+  const LatencyTargets given = latency_targets("", 1.0, 0, true);
+  CHECK((given.ttft == 1.0 && given.tpot == 0 && given.origin.empty()));
+}
+
+TEST_CASE("one stream is a prefill then steps over the prompt and half the reply", "[serving]") {
+  const InferModel im = served("llama-3.1-8b", "h100-sxm", 1);
+  const SingleStream one = single_stream(im, 1000, 300);
+  CHECK(one.prefill_s == Approx(prefill_time(im, 1000, 1).value()));
+  CHECK(one.step_s == Approx(decode_step_time(im, 1, 1150).value()));
+  CHECK(one.ttft_s() == Approx(one.prefill_s + one.step_s));
+}
+
+TEST_CASE("per million tokens divides an hourly figure by the tokens of an hour", "[serving]") {
+  // $72 an hour at 20,000 tokens/s: 72 million tokens an hour, $1 per million.
+  CHECK(*per_million_tokens(72.0, 20000) == Approx(1.0));
+  CHECK_FALSE(per_million_tokens(std::nullopt, 20000));
+  CHECK_FALSE(per_million_tokens(72.0, 0));
 }
