@@ -440,6 +440,8 @@ int cli_main(int argc, char** argv) {
   std::string settings_command;
   auto* settings_cmd = app.add_subcommand("settings", "List every setting: type, accepted values, default, commands (for scripts)");
   settings_cmd->add_option("--command", settings_command, "Only the settings one command takes (memory, train, search, infer, power)");
+  bool settings_man = false;
+  settings_cmd->add_flag("--man", settings_man, "Print the table as the man page gpuplan-settings(7), in roff");
   add_globals(settings_cmd);
   settings_cmd->callback([&] {
     action = [&] {
@@ -450,7 +452,8 @@ int cli_main(int argc, char** argv) {
           fail(Exit::usage, fmt::format("--command '{}' takes no settings; expected memory, train, search, infer or power",
                                         shown(settings_command)));
       }
-      print(run_settings(mask), g);
+      if (settings_man) write_stdout(settings_man_page());
+      else print(run_settings(mask), g);
       return 0;
     };
   });

@@ -68,6 +68,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   j.device = resolve_device(catalog, s.gpu);
 
   StepSettings& st = j.step;
+  st = s.step;
   st.train.seq_len = s.seq_len > 0 ? s.seq_len : static_cast<int>(std::min<long>(m.max_context, 4096));
   if (s.seq_len > 0 && m.max_context > 0 && s.seq_len > m.max_context)
     j.warnings.push_back(fmt::format("sequence length {} exceeds {}'s maximum context of {} tokens", s.seq_len, m.id, m.max_context));
@@ -83,10 +84,6 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
                                   s.precision, j.device.id, s.precision, s.precision));
   st.train.weight_bytes = (st.compute_dtype == DType::fp32 || st.compute_dtype == DType::tf32) ? 4 : 2;
   st.eff = default_efficiency(j.device.family);
-  st.tp_overlap = s.tp_overlap;
-  st.ep_overlap = s.ep_overlap;
-  st.dp_overlap = s.dp_overlap;
-  st.train.flash_attention = s.attention == "flash";
   j.facility = resolve_facility(s, catalog, j.device);
   if (!s.scale_out.empty()) j.device.scale_out = j.facility.scale_out;  // the step's collectives use it too
   resolve_calibration(s, j);

@@ -86,6 +86,8 @@ std::string render_plan(const PlanRun& run, const std::string& format, std::size
 
 // gpuplan settings: the settings table (the commands in the mask only).
 Document run_settings(unsigned commands);
+// The settings table as the man page gpuplan-settings(7), in roff (the build installs it).
+std::string settings_man_page();
 
 // "gpuplan 0.1.0"
 const char* version_string();

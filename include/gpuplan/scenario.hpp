@@ -35,9 +35,9 @@ struct Scenario {
   double tokens = 0;          // training tokens; 0: 20 per parameter (Chinchilla)
   double deadline_s = 0;      // --weeks / --days
   double goodput = 0.9;       // share of wall-clock doing useful steps (Llama 3: >90%)
-  double tp_overlap = 0, ep_overlap = 0;  // communication hidden behind compute (0: exposed)
-  double dp_overlap = 0.5;                 // data-parallel traffic hidden behind the backward pass
-  std::string attention = "flash";         // flash or eager (scores stored, as Megatron in 2022)
+  // The step model's own knobs (overlaps, attention kernels), set as given: a setting of the
+  // step model touches the settings table and the analysis alone. resolve() fills the rest.
+  StepSettings step;
   double batch_tokens = 4.0 * 1024 * 1024;  // target global batch when none is given, at least...
   double batch_tokens_per_device = 1024;    // ...this many tokens per device (target_batch_tokens)
   // The batch the search aims at: 4M tokens (GPT-3's 3.2M, Llama 2's 4M), or 1,024 tokens per

@@ -18,7 +18,7 @@ if command -v ldd >/dev/null && ldd "$GPUPLAN" | grep -q libtomlplusplus; then
   grep -q libtomlplusplus <<<"$depends" || fail "Depends lacks the toml++ library: $depends"
 fi
 dpkg-deb -c "$deb" >"$TMP/list"
-for f in ./usr/bin/gpuplan ./usr/share/man/man1/gpuplan.1 ./usr/share/man/man5/gpuplan-plan.5 ./usr/share/bash-completion/completions/gpuplan \
+for f in ./usr/bin/gpuplan ./usr/share/man/man1/gpuplan.1 ./usr/share/man/man7/gpuplan-settings.7 ./usr/share/man/man5/gpuplan-plan.5 ./usr/share/bash-completion/completions/gpuplan \
          ./usr/share/doc/gpuplan/catalogs/accelerators.toml; do
   grep -q " $f\$" "$TMP/list" || fail "the package lacks $f"
 done

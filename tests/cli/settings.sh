@@ -86,8 +86,23 @@ head -1 "$TMP/out" | grep -q '^setting,type,accepted,default,commands,help$' || 
 names=$(tail -n +2 "$TMP/out" | cut -d, -f1)
 [ "$(echo "$names" | wc -l)" -ge 70 ] || fail "settings lists fewer than 70 settings"
 [ "$(echo "$names" | sort | uniq -d)" = "" ] || fail "a setting is listed twice"
+# The settings reference page is generated from the table, so it documents each of them.
+run settings --man
+expect_rc 0; expect_out '.TH GPUPLAN-SETTINGS 7'
+cp "$TMP/out" "$TMP/settings.7"
 for n in $names; do
-  grep -qF -- "\\-\\-${n//-/\\-}" "$SRC/man/gpuplan.1" || fail "man/gpuplan.1 does not document --$n"
+  grep -qF -- ".B \\-\\-${n//-/\\-}" "$TMP/settings.7" || fail "gpuplan settings --man does not document --$n"
+done
+# The prose of gpuplan(1) names no flag that is gone: every --flag in it is one that some
+# command's --help lists (or cmake's --install, and the --no- prefix of switches).
+for c in "" memory train search infer power plan settings completions probe catalog "catalog list" "catalog show" \
+         "catalog check" "catalog paths"; do
+  # shellcheck disable=SC2086
+  "$GPUPLAN" $c --help 2>/dev/null
+done | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$TMP/known"
+for f in $(grep -o -- '\\-\\-[a-z][a-z0-9\\-]*' "$SRC/man/gpuplan.1" | sed 's/\\-/-/g' | sort -u); do
+  case "$f" in --install | --no-) continue ;; esac
+  grep -qxF -- "$f" "$TMP/known" || fail "man/gpuplan.1 documents $f, which no command takes"
 done
 run settings --command infer --format csv
 expect_rc 0; expect_out "ttft,"; grep -q '^epochs,' "$TMP/out" && fail "settings --command infer lists epochs"
