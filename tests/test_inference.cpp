@@ -75,6 +75,25 @@ TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
   CHECK(decode_step_time(im, 1, 100).value() - decode_step_time(im, 1, 0).value() == Approx(100 * 512 * 1024 / (0.9 * 1008e9)));
 }
 
+TEST_CASE("A large batch pays for its KV reads even when the linear layers are compute-bound") {
+  // Llama 3.1 8B, fp8 weights and KV on an H100 with vLLM, 1,000 sequences: the linear layers
+  // compute 2 x 7.5e9 x 1000 FLOPs, about 10 ms at the fp8 ceiling, against 3 ms of weight
+  // reads; attention streams 64 KiB per cached token. The two kernels run one after the other,
+  // so 1,000 more tokens of context add their reads, 1000 x 1000 x 64 KiB / (eta x 3.35 TB/s),
+  // instead of hiding under the GEMMs as one roofline over the totals would have it.
+  ModelArch m = model("llama-3.1-8b");
+  Device d = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.quant = "fp8";
+  s.bpw = 8;
+  s.compute = DType::fp8;
+  s.kv_elem_bytes = kv_element_bytes("fp8");
+  s.context = 2048;
+  const InferModel im = make_infer_model(m, count_params(m), d, d, s);
+  const double more = decode_step_time(im, 1000, 1100).value() - decode_step_time(im, 1000, 100).value();
+  CHECK(more == Approx(1000.0 * 1000 * 64 * 1024 / (im.decode.bandwidth * d.memory_bw.value())).epsilon(0.01));
+}
+
 TEST_CASE("MoE decode reads the experts a batch touches") {
   ModelArch m = model("mixtral-8x7b");
   ParamCounts pc = count_params(m);

@@ -224,16 +224,23 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
   const Bytes head = weight_bytes(im.params.output, s) * (split / s.tp);
   const Bytes blocks = decode_weight_bytes(im, batch) * split - head;
   const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(context)), batch) * split;
-  const Seconds t_dev = stream_time(im, (blocks + kv) * share + head);
   const Bytes host_bytes = (blocks + kv) * (1 - share);
   const Seconds t_host = host_bytes.value() > 0
                              ? host_bytes / (im.host.memory_bw * decode_efficiency(im.host).bandwidth)
                              : seconds(0);
+  // Two kernels of each layer run one after the other, each on its own roofline: the linear
+  // layers stream the weights and compute 2 N_active FLOPs per sequence; attention streams the
+  // KV cache and computes 4 L d_q context per sequence. A large batch can be compute-bound in
+  // the first while memory-bound in the second, so the step is the sum of the two maxima, not
+  // one roofline over the totals (which lets the KV reads hide under the GEMMs). FlashDecoding
+  // (Dao et al. 2023) and vLLM's paged attention are such separate, bandwidth-bound kernels.
   const double tp_div = s.runtime == Runtime::vllm ? s.tp : 1;
-  const Flops work = flops((2 * (im.params.active - im.params.embedding) + 4.0 * m.layers * static_cast<double>(m.q_width()) * context) *
-                           batch / tp_div);
-  const Seconds t_cmp = work / (im.device.peak_for(s.compute) * im.compute.gemm_max);
-  return std::max(t_dev, t_cmp) + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, batch);
+  const auto rate = im.device.peak_for(s.compute) * im.compute.gemm_max;
+  const Flops linear = flops(2 * (im.params.active - im.params.embedding) * batch / tp_div);
+  const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * batch / tp_div);
+  const Seconds t_linear = std::max(stream_time(im, blocks * share + head), Seconds(linear / rate));
+  const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / rate));
+  return t_linear + t_attention + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, batch);
 }
 
 }  // namespace gpuplan
