@@ -99,6 +99,46 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
   return best;
 }
 
+std::string suggest_ids(const std::string& word, const std::vector<std::string>& candidates) {
+  // A slip of one letter has one answer ("h100-smx" -> h100-sxm); a prefix several (suggest).
+  std::vector<std::string> near;
+  for (const auto& c : candidates)
+    if (edit_distance(word, c) <= 1 && c != word) near.push_back(c);
+  if (near.size() == 1) return near.front();
+  // Otherwise the three closest by family (the leading letters: "qwen" of qwen-2.5-7b and
+  // qwen2.5-7b), counted twice, and shared tokens (version, size); ties to the nearer spelling.
+  const auto family = [](const std::string& id) {
+    std::string f;
+    for (char c : id) {
+      if (!std::isalpha(static_cast<unsigned char>(c))) break;
+      f += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return f;
+  };
+  const std::vector<std::string> wt = id_tokens(word);
+  const std::string wf = family(word);
+  struct Scored {
+    std::size_t score, distance;
+    const std::string* id;
+  };
+  std::vector<Scored> ranked;
+  for (const auto& c : candidates) {
+    if (c == word) continue;
+    const std::vector<std::string> ct = id_tokens(c);
+    std::size_t score = !wf.empty() && family(c) == wf ? 2 : 0;
+    for (const auto& t : wt)
+      score += std::any_of(ct.begin(), ct.end(), [&](const std::string& x) { return same_ignoring_case(x, t); });
+    if (score >= 2) ranked.push_back(Scored{score, edit_distance(word, c), &c});
+  }
+  if (ranked.empty()) return suggest(word, candidates);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Scored& a, const Scored& b) {
+    return a.score != b.score ? a.score > b.score : a.distance < b.distance;
+  });
+  std::vector<std::string> top;
+  for (std::size_t i = 0; i < ranked.size() && i < 3; ++i) top.push_back(*ranked[i].id);
+  return in_words(top);
+}
+
 }  // namespace gpuplan
 
 namespace gpuplan {

@@ -56,6 +56,10 @@ std::string in_words(const std::vector<std::string>& items);
 
 // "did you mean" for ids and keys: the closest candidate within a small edit distance.
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
+// "did you mean" for catalog ids: the one id a slip of a letter away, else the three closest by
+// family and shared tokens (version, size): "llama-3-405b" -> llama-3.1-405b, llama-3-8b or
+// llama-3-70b.
+std::string suggest_ids(const std::string& word, const std::vector<std::string>& candidates);
 std::size_t edit_distance(const std::string& a, const std::string& b);
 // "H100-SXM" and "h100-sxm"; "70B" and "70b" (ASCII letters).
 bool same_ignoring_case(std::string_view a, std::string_view b);

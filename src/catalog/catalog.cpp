@@ -343,7 +343,7 @@ const Record* Catalog::find(std::string_view kind, std::string_view id) const {
 const Record& Catalog::get(std::string_view kind, std::string_view id) const {
   if (const Record* r = find(kind, id)) return *r;
   const KindSpec* spec = find_kind(kind);
-  std::string hint = suggest(std::string(id), ids(kind));
+  std::string hint = suggest_ids(std::string(id), ids(kind));
   fail(Exit::usage, fmt::format("unknown {} '{}'{} (see 'gpuplan catalog list {}')", spec ? spec->singular : kind, id,
                                 hint.empty() ? "" : "; did you mean " + hint + "?", kind));
 }
