@@ -194,3 +194,19 @@ TEST_CASE("US state sites carry their eGRID2022 subregion carbon intensity", "[c
     CHECK(c.get("sites", site).number("grid_gco2_per_kwh") == Catch::Detail::Approx(lb_per_mwh * 0.45359237).epsilon(0.001));
   }
 }
+
+TEST_CASE("catalog records are found by their aliases in any case", "[catalog]") {
+  Catalog c = Catalog::builtin();
+  CHECK(c.get("models", "llama3.1:8b").id == "llama-3.1-8b");  // Ollama's tag
+  CHECK(c.get("models", "Qwen3:30B").id == "qwen3-30b-a3b");
+  CHECK(c.get("accelerators", "m3-max").id == "apple-m3-max");
+  CHECK(c.get("accelerators", "Trillium").id == "tpu-v6e");
+  // An alias is a whole name, not a prefix or a substring of the list.
+  CHECK(c.find("models", "llama3.1:") == nullptr);
+  CHECK(c.find("models", "llama3.1:8b, llama3.1") == nullptr);
+  // A user file can give a record names of its own.
+  std::vector<Diagnostic> d;
+  c.merge_text("[accelerators.h100-sxm]\naliases = \"lab-box, LB\"\n", "user.toml", d);
+  CHECK(d.empty());
+  CHECK(c.get("accelerators", "lb").id == "h100-sxm");
+}

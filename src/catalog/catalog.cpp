@@ -329,6 +329,24 @@ void Catalog::merge_chain(const std::vector<std::string>& extra) {
   }
 }
 
+namespace {
+// Whether `id` is one of the comma-separated names of the record's `aliases` (any case).
+bool has_alias(const Record& r, std::string_view id) {
+  const std::string list = r.text("aliases");
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::string_view name(list.data() + start, end - start);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (!name.empty() && same_ignoring_case(name, id)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+}  // namespace
+
 const Record* Catalog::find(std::string_view kind, std::string_view id) const {
   auto k = kinds_.find(kind);
   if (k == kinds_.end()) return nullptr;
@@ -337,6 +355,9 @@ const Record* Catalog::find(std::string_view kind, std::string_view id) const {
   // Ids are case-insensitive (H100-SXM is h100-sxm): an exact match first, then case folded.
   for (const auto& [key, rec] : k->second)
     if (same_ignoring_case(key, id)) return &rec;
+  // Then the names a record lists in `aliases` (Ollama's llama3.1:8b, a chip's short name).
+  for (const auto& [key, rec] : k->second)
+    if (has_alias(rec, id)) return &rec;
   return nullptr;
 }
 

@@ -14,7 +14,8 @@ using Q = QuantityKind;
   F{"name", T::text, Q::real, true, 0, 0, {}, "display name"},                             \
       F{"source", T::text, Q::real, true, 0, 0, {}, "where the figures come from"},        \
       F{"estimate", T::boolean, Q::real, false, 0, 0, {}, "true when a figure is unverified"}, \
-      F{"note", T::text, Q::real, false, 0, 0, {}, "caveats"}
+      F{"note", T::text, Q::real, false, 0, 0, {}, "caveats"},                                \
+      F{"aliases", T::text, Q::real, false, 0, 0, {}, "other names that find this record, comma-separated (m3-max, llama3.1:8b)"}
 
 // Ranges are "sane" bounds: wide enough for any real device from a phone to a rack,
 // narrow enough to catch a unit slip (80 for 80 GB, 3.35 for 3.35 TB/s).

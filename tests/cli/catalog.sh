@@ -83,4 +83,7 @@ rm "$XDG_CONFIG_HOME/gpuplan/catalogs/o1.toml"
 XDG_DATA_HOME="$TMP/data-home" run catalog show h100-sxm --format json
 expect_out '"tdp_w": 640'
 
+# Aliases: Ollama's tags and short chip names find the record, which the answer names by its id.
+run memory --model llama3.1:8b --gpu m3-max --mode infer --format json
+expect_rc 0; expect_out '"model": "llama-3.1-8b"'; expect_out '"gpu": "apple-m3-max"'
 finish
