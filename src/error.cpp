@@ -100,7 +100,17 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
 }
 
 std::string suggest_ids(const std::string& word, const std::vector<std::string>& candidates) {
-  // A slip of one letter has one answer ("h100-smx" -> h100-sxm); a prefix several (suggest).
+  // A prefix of several ids names them ("a100" -> a100-40gb, a100-80gb, ...: not a10); a slip
+  // of one letter has one answer ("h100-smx" -> h100-sxm).
+  if (word.size() >= 3) {
+    std::vector<std::string> prefixed;
+    for (const auto& c : candidates)
+      if (c.size() > word.size() && same_ignoring_case(std::string_view(c).substr(0, word.size()), word)) prefixed.push_back(c);
+    if (prefixed.size() >= 2) {
+      if (prefixed.size() > 4) prefixed.resize(4);
+      return in_words(prefixed);
+    }
+  }
   std::vector<std::string> near;
   for (const auto& c : candidates)
     if (edit_distance(word, c) <= 1 && c != word) near.push_back(c);
@@ -126,8 +136,14 @@ std::string suggest_ids(const std::string& word, const std::vector<std::string>&
     if (c == word) continue;
     const std::vector<std::string> ct = id_tokens(c);
     std::size_t score = !wf.empty() && family(c) == wf ? 2 : 0;
+    // A token shares with one it starts or is started by, from three letters on: h1000 is
+    // a slip for h100 before it is one for h200.
+    const auto shares = [](const std::string& a, const std::string& b) {
+      const std::size_t n = std::min(a.size(), b.size());
+      return same_ignoring_case(a, b) || (n >= 3 && same_ignoring_case(std::string_view(a).substr(0, n), std::string_view(b).substr(0, n)));
+    };
     for (const auto& t : wt)
-      score += std::any_of(ct.begin(), ct.end(), [&](const std::string& x) { return same_ignoring_case(x, t); });
+      score += std::any_of(ct.begin(), ct.end(), [&](const std::string& x) { return shares(x, t); });
     if (score >= 2) ranked.push_back(Scored{score, edit_distance(word, c), &c});
   }
   if (ranked.empty()) return suggest(word, candidates);

@@ -124,7 +124,10 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   InferSettings is;
   const Device& d = j.device;
   if (!s.runtime.empty()) is.runtime = parse_runtime(s.runtime);
-  else if (is_gguf(s.quant) || d.family == "apple" || d.family == "cpu") is.runtime = Runtime::llama_cpp;
+  // llama.cpp where it is the usual runtime: GGUF weights, Apple, CPUs, and the desktop chips
+  // whose unified LPDDR memory holds the model (Strix Halo, DGX Spark).
+  else if (is_gguf(s.quant) || d.family == "apple" || d.family == "cpu" || d.memory_type == "lpddr")
+    is.runtime = Runtime::llama_cpp;
   else is.runtime = Runtime::vllm;
   // Ollama's library tags default to Q4_K_M weights (`ollama pull llama3.1:8b` is the Q4_K_M
   // build: devtoolkit.sh Llama quantization guide; martinkollie.com "LLM naming explained").
@@ -151,7 +154,7 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
 
 Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d) {
   if (!s.host.empty()) return resolve_device(catalog, s.host);
-  if (d.family == "cpu" || d.family == "apple") return d;
+  if (d.family == "cpu" || d.family == "apple" || d.memory_type == "lpddr") return d;  // one memory: no host to spill to
   return resolve_device(catalog, d.memory_type == "gddr" ? "cpu-desktop" : "cpu-server");
 }
 
