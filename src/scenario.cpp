@@ -197,7 +197,7 @@ std::optional<Quote> pick_cloud(const Scenario& s, const Catalog& c, const Devic
     std::string have = providers.empty() ? "none in the catalog" : fmt::format("{}", fmt::join(providers, ", "));
     if (!s.cloud.empty())
       fail(Exit::usage, fmt::format("{}; providers with a price for {}: {} (or give --price '$2/h')", what, d.id, have));
-    f.warnings.push_back(what + ": cloud cost not computed (give --price '$2/h')");
+    f.cost_warnings.push_back(what + ": cloud cost not computed (give --price '$2/h')");
     return std::nullopt;
   }
   f.assumptions.push_back(assume("cloud price", best->number("usd_per_gpu_hour"), "USD/device-hour", record_origin(*best)));
@@ -213,7 +213,7 @@ std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& 
         (!best || r->number("usd_per_device") < best->number("usd_per_device")))
       best = r;
   if (!best) {
-    f.warnings.push_back(fmt::format("no purchase price for {}: owned cost not computed (give --capex '$30000')", d.id));
+    f.cost_warnings.push_back(fmt::format("no purchase price for {}: owned cost not computed (give --capex '$30000')", d.id));
     return std::nullopt;
   }
   f.assumptions.push_back(assume("purchase price", best->number("usd_per_device"), "USD/device", record_origin(*best)));

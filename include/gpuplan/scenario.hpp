@@ -112,6 +112,13 @@ struct Facility {
   std::optional<Quote> cloud, purchase;
   std::vector<Assumption> assumptions;
   std::vector<std::string> warnings;
+  std::vector<std::string> cost_warnings;  // prices the catalog lacks (moot for a laptop question)
+  // Both, for a command that shows the bill.
+  std::vector<std::string> all_warnings() const {
+    std::vector<std::string> w = warnings;
+    w.insert(w.end(), cost_warnings.begin(), cost_warnings.end());
+    return w;
+  }
 };
 
 struct Job {

@@ -59,8 +59,10 @@ struct InferRun {
 
 // The laptop question (one device, no load, no site named) runs outside a data centre: no
 // facility overhead on its energy.
+bool is_local(const Scenario& s) { return s.rate <= 0 && s.users <= 0 && s.gpus <= 0 && !s.has("site") && !s.has("pue"); }
+
 Job resolve_job(const Catalog& catalog, const Scenario& s) {
-  const bool local = s.rate <= 0 && s.users <= 0 && s.gpus <= 0 && !s.has("site") && !s.has("pue");
+  const bool local = is_local(s);
   Scenario sl = s;
   if (local) sl.pue = 1.0;
   Job j = resolve(sl, catalog);
@@ -197,7 +199,8 @@ InferRun infer_run(const Catalog& catalog, const Scenario& s) {
   InferRun r;
   r.job = resolve_job(catalog, s);
   r.assumptions = r.job.facility.assumptions;
-  r.warnings = r.job.facility.warnings;
+  // A laptop question has no bill to pay: the prices the catalog lacks are not worth a warning.
+  r.warnings = is_local(s) ? r.job.facility.warnings : r.job.facility.all_warnings();
   ask(r, s);
   size_cache(r, s);
   r.host = resolve_host(s, catalog, r.job.device);

@@ -26,7 +26,7 @@ Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& 
   v.set("co2_t_per_year", b.co2_t);
   v.set("cost_usd_per_year", b.cost);
   v.set("assumptions", assumptions_json(f.assumptions));
-  std::vector<std::string> warnings = f.warnings;
+  std::vector<std::string> warnings = f.all_warnings();
   warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   v.set("warnings", warnings_json(warnings));
   Document doc;

@@ -113,7 +113,7 @@ TrainRun train_run(const Catalog& catalog, const Scenario& s) {
   r.cluster = cluster_of(fac, s, r.answer.gpus, r.answer.storage.units);
   r.bill = make_bill(fac, s, r.cluster, RunFacts{r.answer.gpus, r.answer.wall, r.answer.comm_fraction,
                                                  r.answer.storage.capacity_needed.value()});
-  for (const auto& w : {r.job.warnings, fac.warnings, r.answer.warnings, r.cluster.warnings})
+  for (const auto& w : {r.job.warnings, fac.all_warnings(), r.answer.warnings, r.cluster.warnings})
     r.warnings.insert(r.warnings.end(), w.begin(), w.end());
   return r;
 }
