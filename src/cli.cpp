@@ -452,6 +452,8 @@ int cli_main(int argc, char** argv) {
           fail(Exit::usage, fmt::format("--command '{}' takes no settings; expected memory, train, search, infer or power",
                                         shown(settings_command)));
       }
+      if (settings_man && (!settings_command.empty() || g.format != "table" || g.get))
+        fail(Exit::usage, "--man prints the whole table as a man page: give it without --command, --format or --get");
       if (settings_man) write_stdout(settings_man_page());
       else print(run_settings(mask), g);
       return 0;

@@ -96,8 +96,10 @@ Bill make_bill(const Facility& f, const Scenario& s, const ClusterPower& c, cons
       if (f.site.rack_units > 0) budget += (budget.empty() ? "" : ", ") + fmt::format("{}U", f.site.rack_units);
       const std::string node = f.node.rack_units > 0 ? fmt::format("{}, {}U", format_si(f.node.max_power.value(), "W"), f.node.rack_units)
                                                      : format_si(f.node.max_power.value(), "W");
-      t.add_row({"racks", fmt::format("{} ({} node{} of {} per rack{}; limited by {})", p.racks, p.nodes_per_rack,
-                                      p.nodes_per_rack > 1 ? "s" : "", node,
+      // A cluster smaller than one rack's capacity fills that one rack only so far.
+      const long filled = std::min<long>(p.nodes_per_rack, c.nodes);
+      t.add_row({"racks", fmt::format("{} ({} node{} of {} per rack{}; limited by {})", p.racks, filled,
+                                      filled > 1 ? "s" : "", node,
                                       budget.empty() ? "" : (p.rack_over_budget ? ", over a budget of " : " of ") + budget,
                                       rack_limit_name(p.rack_limit))});
     }

@@ -107,6 +107,8 @@ done
 run settings --command infer --format csv
 expect_rc 0; expect_out "ttft,"; grep -q '^epochs,' "$TMP/out" && fail "settings --command infer lists epochs"
 bad 2 "--command 'plan' takes no settings" settings --command plan
+bad 2 "--man prints the whole table as a man page" settings --man --command train
+bad 2 "--man prints the whole table as a man page" settings --man --format json
 # --attention eager stores the attention scores unless recomputed (Korthikanti 2022, Table 2:
 # 5as/h extra per layer), so recomputation none holds more than under flash attention, and the
 # search chooses selective recomputation again.
