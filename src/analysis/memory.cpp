@@ -77,14 +77,28 @@ Bytes layer_activations(const ModelArch& m, const TrainSettings& st, const Layou
   return bytes(total);
 }
 
+MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainSettings& st, const Layout& l) {
+  MemoryParts parts;
+  parts.stage[0] = stage_params(m, pc, l, false);
+  if (l.pp > 1) parts.stage[1] = stage_params(m, pc, l, true);
+  parts.per_layer = layer_activations(m, st, l, l.recompute);
+  if (l.recompute == Recompute::full) parts.working = layer_activations(m, st, l, Recompute::none);
+  return parts;
+}
+
 MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& st, const Layout& l) {
+  return training_memory(m, pc, st, l, memory_parts(m, pc, st, l));
+}
+
+MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& st, const Layout& l,
+                                const MemoryParts& parts) {
   MemoryBreakdown best;
   const int stages_to_check = l.pp > 1 ? 2 : 1;
   for (int which = 0; which < stages_to_check; ++which) {
     const bool last = which == 1;
     MemoryBreakdown mb;
     mb.last_stage = last;
-    const StageParams p = stage_params(m, pc, l, last);
+    const StageParams& p = parts.stage[which];
     mb.params_per_device = p.total();
     // Model states. ZeRO-1 (Megatron's distributed optimizer) shards optimizer states,
     // ZeRO-2 gradients too, ZeRO-3 the weights as well, over the data-parallel ranks
@@ -113,10 +127,8 @@ MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const
     double in_flight = last ? 1 : (mbs > 0 ? std::min(l.pp, mbs) : l.pp);
     if (!last && l.interleave > 1 && l.pp > 1)
       in_flight *= 1.0 + static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.interleave);
-    Bytes per_layer = layer_activations(m, st, l, l.recompute);
-    Bytes act = per_layer * (layers_here * in_flight);
-    if (l.recompute == Recompute::full)  // one layer's working set while it is recomputed
-      act += layer_activations(m, st, l, Recompute::none);
+    Bytes act = parts.per_layer * (layers_here * in_flight);
+    if (l.recompute == Recompute::full) act += parts.working;  // one layer's working set while it is recomputed
     const double s = static_cast<double>(st.seq_len) / l.cp, b = l.micro_batch, h = m.hidden;
     const bool sp = l.sequence_parallel && l.tp > 1;
     if (!last && m.linear_bias) act += bytes(s * b * h / (sp ? l.tp : 1) * in_flight);  // embedding dropout mask

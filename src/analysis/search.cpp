@@ -27,6 +27,12 @@ void for_values(const std::optional<int>& fixed, std::initializer_list<int> valu
   for (int v : values) f(v);
 }
 
+// Whether two layouts differ at most in ZeRO stage and interleaving (so share MemoryParts and StepParts).
+bool same_group(const Layout& a, const Layout& b) {
+  return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp && a.cp == b.cp && a.ep == b.ep && a.micro_batch == b.micro_batch &&
+         a.global_batch == b.global_batch && a.recompute == b.recompute && a.sequence_parallel == b.sequence_parallel;
+}
+
 constexpr std::initializer_list<int> pow2 = {1, 2, 4, 8, 16, 32, 64};
 
 // Calls f(layout) for every layout of `gpus` devices allowed by the model and constraints.
@@ -67,22 +73,24 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
               // Under flash attention selective recomputation keeps and recomputes nothing more
               // than none does (memory.cpp, step.cpp): the same layout twice, so only none is listed.
               if (!c.recompute && recompute == Recompute::selective && st.flash_attention) continue;
-              for_values(c.zero, {0, 1, 2, 3}, [&](int zero) {
-                if (dp * cp == 1 && zero > 0 && !c.zero) return;  // nothing to shard over
-                for_values(c.interleave, {1, 2, 3, 4, 6, 8}, [&](int v) {
-                  // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
-                  // stage holds ceil(layers / pp) layers in v chunks.
-                  if (v > 1 && (pp == 1 || m.layers < pp * v || micro_batches % pp)) return;
-                  for (int spi = 0; spi < 2; ++spi) {
-                    bool sp = spi == 1;
-                    if (c.sequence_parallel ? *c.sequence_parallel != sp : (tp == 1 ? sp : !sp)) continue;
-                    if (tp == 1 && sp && !c.sequence_parallel) continue;
+              for (int spi = 0; spi < 2; ++spi) {
+                bool sp = spi == 1;
+                if (c.sequence_parallel ? *c.sequence_parallel != sp : (tp == 1 ? sp : !sp)) continue;
+                if (tp == 1 && sp && !c.sequence_parallel) continue;
+                // ZeRO stage and interleaving innermost: the layouts of one group share their
+                // memory and step parts (search_layouts computes them once).
+                for_values(c.zero, {0, 1, 2, 3}, [&](int zero) {
+                  if (dp * cp == 1 && zero > 0 && !c.zero) return;  // nothing to shard over
+                  for_values(c.interleave, {1, 2, 3, 4, 6, 8}, [&](int v) {
+                    // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
+                    // stage holds ceil(layers / pp) layers in v chunks.
+                    if (v > 1 && (pp == 1 || m.layers < pp * v || micro_batches % pp)) return;
                     Layout l{tp, pp, dp, cp, ep, zero, recompute, mb, gb, v, sp};
                     ++count;
                     f(l);
-                  }
+                  });
                 });
-              });
+              }
             }
           });
         });
@@ -120,14 +128,30 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
   r.top.reserve(static_cast<std::size_t>(top_k) + 1);
+  // The parts a group of layouts shares (all but the ZeRO stage and interleaving), computed when
+  // the group changes; the step's parts only once a layout of the group fits.
+  Layout group;
+  bool have_memory = false, have_step = false;
+  MemoryParts mparts;
+  StepParts sparts;
   r.evaluated = enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
-    MemoryBreakdown mem = training_memory(sm.model, sm.params, sm.settings.train, l);
+    if (!have_memory || !same_group(l, group)) {
+      group = l;
+      mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
+      have_memory = true;
+      have_step = false;
+    }
+    MemoryBreakdown mem = training_memory(sm.model, sm.params, sm.settings.train, l, mparts);
     if (mem.total().value() > capacity) return;  // prune before timing
     ++r.fitting;
+    if (!have_step) {
+      sparts = step_parts(sm, l);
+      have_step = true;
+    }
     Candidate cand;
     cand.layout = l;
     cand.memory = mem;
-    cand.time = step_time(sm, l);
+    cand.time = step_time(sm, l, sparts);
     cand.tokens_per_s = l.global_batch * seq / cand.time.total;
     if (static_cast<int>(r.top.size()) == top_k && !better(cand, r.top.back())) return;
     auto pos = std::upper_bound(r.top.begin(), r.top.end(), cand, better);

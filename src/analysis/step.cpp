@@ -119,12 +119,12 @@ double p2p_s(const Device& d, const Efficiency& e, double bytes, bool crosses_no
 
 }  // namespace
 
-StepTime step_time(const StepModel& sm, const Layout& l) {
+StepParts step_parts(const StepModel& sm, const Layout& l) {
   const ModelArch& m = sm.model;
   const Device& d = sm.device;
   const StepSettings& st = sm.settings;
   const Efficiency& e = st.eff;
-  StepTime r;
+  StepParts r;
   // GEMMs run at the precision's peak; FP8 has its own ceiling. The attention core stays in
   // 16 bits (Transformer Engine keeps softmax and attention in BF16).
   const double peak16 = d.peak_for(DType::bf16).value();
@@ -216,50 +216,70 @@ StepTime step_time(const StepModel& sm, const Layout& l) {
   // tensor-parallel rank sends its 1/t of them, with or without sequence parallelism: Megatron's
   // scatter/gather optimisation (Narayanan et al. 2021, section 4.1; on by default) splits the
   // replicated tensor before the inter-node send and all-gathers it over NVLink after.
-  double pp_per_micro = 0;
   if (l.pp > 1) {
     double msg = 2 * tokens * h / t;
-    pp_per_micro = 2 * l.interleave * p2p_s(d, e, msg, l.tp * l.cp * l.dp >= d.scale_up_domain);
+    r.p2p = p2p_s(d, e, msg, l.tp * l.cp * l.dp >= d.scale_up_domain);
   }
 
+  // --- data parallelism (finished per ZeRO stage in step_time): the collectives over the
+  // dp x cp ranks of the first stage's parameters, in the gradient and the weight dtype. Ranks
+  // are tp x pp x cp apart, so dp groups leave the scale-up domain quickly.
+  r.stage = stage_params(m, sm.params, l, false);
+  r.n_dp = l.dp * l.cp;
+  if (r.n_dp > 1) {
+    const int stride = l.tp;  // dp x cp ranks are tp apart (Megatron's rank order tp, cp, dp, pp)
+    const double grad_bytes = r.stage.total() * st.train.grad_bytes;
+    const double weight_bytes = r.stage.total() * st.train.weight_bytes;
+    r.grad_gather = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_gather_s);
+    r.weight_gather = collective_s(d, e, weight_bytes, r.n_dp, stride, ring_gather_s);
+    r.grad_allreduce = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_allreduce_s);
+  }
+  r.per_micro = per_micro;
+  r.tp_per_micro = tp_per_micro;
+  r.cp_per_micro = cp_per_micro;
+  r.ep_per_micro = ep_per_micro;
+  r.bwd = bwd;
+  r.mem_bw = mem_bw;
+  return r;
+}
+
+StepTime step_time(const StepModel& sm, const Layout& l) { return step_time(sm, l, step_parts(sm, l)); }
+
+StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
+  const StepSettings& st = sm.settings;
+  StepTime r;
+  const double pp_per_micro = l.pp > 1 ? 2 * l.interleave * p.p2p : 0;
   int mbs = l.micro_batches();
   if (mbs <= 0) mbs = l.pp;
-  const double per_micro_all = per_micro + tp_per_micro + cp_per_micro + ep_per_micro + pp_per_micro;
-  r.compute = mbs * per_micro;
-  r.tp_comm = mbs * tp_per_micro;
-  r.cp_comm = mbs * cp_per_micro;
-  r.ep_comm = mbs * ep_per_micro;
+  const double per_micro_all = p.per_micro + p.tp_per_micro + p.cp_per_micro + p.ep_per_micro + pp_per_micro;
+  r.compute = mbs * p.per_micro;
+  r.tp_comm = mbs * p.tp_per_micro;
+  r.cp_comm = mbs * p.cp_per_micro;
+  r.ep_comm = mbs * p.ep_per_micro;
   r.pp_comm = mbs * pp_per_micro;
   // 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2021).
   r.bubble = l.pp > 1 ? (l.pp - 1.0) / l.interleave * per_micro_all : 0;
 
-  // --- data parallelism: gradient reduce-scatter/all-reduce over dp x cp ranks, in the
-  // gradient dtype; ZeRO-3 also gathers parameters forward and backward. Ranks are
-  // tp x pp x cp apart, so dp groups leave the scale-up domain quickly.
-  const StageParams sp_params = stage_params(m, sm.params, l, false);
-  const int n_dp = l.dp * l.cp;
+  // --- data parallelism: gradient reduce-scatter/all-reduce over dp x cp ranks; ZeRO-3 also
+  // gathers parameters forward and backward.
+  const int n_dp = p.n_dp;
   double dp = 0;
   if (n_dp > 1) {
-    const int stride = l.tp;  // dp x cp ranks are tp apart (Megatron's rank order tp, cp, dp, pp)
-    double grad_bytes = sp_params.total() * st.train.grad_bytes;
-    double weight_bytes = sp_params.total() * st.train.weight_bytes;
-    double wire = l.zero >= 1 ? collective_s(d, e, grad_bytes, n_dp, stride, ring_gather_s) +
-                                    collective_s(d, e, weight_bytes, n_dp, stride, ring_gather_s)
-                              : collective_s(d, e, grad_bytes, n_dp, stride, ring_allreduce_s);
-    if (l.zero >= 3) wire += 2 * mbs * collective_s(d, e, weight_bytes, n_dp, stride, ring_gather_s);
+    double wire = l.zero >= 1 ? p.grad_gather + p.weight_gather : p.grad_allreduce;
+    if (l.zero >= 3) wire += 2 * mbs * p.weight_gather;
     // Overlap: gradient buckets of the last micro-batch reduce while earlier layers run backward.
-    double hideable = bwd * st.dp_overlap;
+    double hideable = p.bwd * st.dp_overlap;
     dp = std::max(wire - hideable, wire * (1 - st.dp_overlap));
   }
   r.dp_comm = dp;
   // --- optimizer: memory-bound update of the local shard (read 16, write 12 bytes/param for Adam).
-  double local_params = l.zero >= 1 ? sp_params.dense / n_dp + sp_params.expert / std::max(1.0, double(n_dp) / l.ep)
-                                    : sp_params.total();
-  r.optimizer = local_params * 28 / mem_bw;
+  double local_params = l.zero >= 1 ? p.stage.dense / n_dp + p.stage.expert / std::max(1.0, double(n_dp) / l.ep)
+                                    : p.stage.total();
+  r.optimizer = local_params * 28 / p.mem_bw;
 
   r.total = r.compute + r.tp_comm + r.cp_comm + r.ep_comm + r.pp_comm + r.bubble + r.dp_comm + r.optimizer;
   const double step_tokens = static_cast<double>(mbs) * l.micro_batch * l.dp * st.train.seq_len;
-  r.model_flops = model_flops_per_token(m, sm.params, st.train.seq_len) * step_tokens;
+  r.model_flops = model_flops_per_token(sm.model, sm.params, st.train.seq_len) * step_tokens;
   r.hardware_flops = r.model_flops * (l.recompute == Recompute::full ? 4.0 / 3.0 : 1.0);
   return r;
 }

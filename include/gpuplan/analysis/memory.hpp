@@ -45,4 +45,17 @@ Bytes layer_activations(const ModelArch& m, const TrainSettings& s, const Layout
 // Memory of the most loaded device. Allocates nothing: the layout search calls it millions of times.
 MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l);
 
+// What the memory of a layout shares with every ZeRO stage and interleaving of it (a function of
+// tp, pp, cp, ep, micro-batch, recomputation and sequence parallelism only): the parameters of
+// the first and last stages and one layer's activations. The search computes it once per group;
+// training_memory(.., parts) then equals training_memory(..) for every layout of the group.
+struct MemoryParts {
+  StageParams stage[2];        // first stage; last stage when pp > 1
+  Bytes per_layer = bytes(0);  // one layer, one micro-batch, under the layout's recomputation
+  Bytes working = bytes(0);    // one layer without recomputation (the working set of full recomputation)
+};
+MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l);
+MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l,
+                                const MemoryParts& parts);
+
 }  // namespace gpuplan

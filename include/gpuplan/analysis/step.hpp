@@ -60,4 +60,21 @@ double ring_gather_s(double bytes, int n, double bw, double latency);
 
 StepTime step_time(const StepModel& sm, const Layout& l);
 
+// What the step time of a layout shares with every ZeRO stage and interleaving of it (a function
+// of tp, pp, dp, cp, ep, micro-batch, global batch, recomputation and sequence parallelism):
+// one micro-batch's compute and exposed tp/cp/ep communication, one pipeline send, the
+// data-parallel collectives. The search computes it once per group; step_time(.., parts) then
+// equals step_time(..) for every layout of the group.
+struct StepParts {
+  double per_micro = 0, tp_per_micro = 0, cp_per_micro = 0, ep_per_micro = 0;
+  double bwd = 0;     // backward compute of one micro-batch (what gradient reduction can hide behind)
+  double p2p = 0;     // one pipeline send of one micro-batch's activations
+  StageParams stage;  // the first stage's parameters per device
+  int n_dp = 1;       // dp x cp
+  double grad_gather = 0, weight_gather = 0, grad_allreduce = 0;  // over the dp x cp ranks
+  double mem_bw = 0;  // achieved memory bandwidth (the optimizer update)
+};
+StepParts step_parts(const StepModel& sm, const Layout& l);
+StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& parts);
+
 }  // namespace gpuplan
