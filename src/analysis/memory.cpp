@@ -79,10 +79,35 @@ Bytes layer_activations(const ModelArch& m, const TrainSettings& st, const Layou
 
 MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainSettings& st, const Layout& l) {
   MemoryParts parts;
-  parts.stage[0] = stage_params(m, pc, l, false);
-  if (l.pp > 1) parts.stage[1] = stage_params(m, pc, l, true);
-  parts.per_layer = layer_activations(m, st, l, l.recompute);
-  if (l.recompute == Recompute::full) parts.working = layer_activations(m, st, l, Recompute::none);
+  parts.stages = l.pp > 1 ? 2 : 1;
+  const Bytes per_layer = layer_activations(m, st, l, l.recompute);
+  const int mbs = l.micro_batches();
+  const int per = (m.layers + l.pp - 1) / l.pp;
+  const double s = static_cast<double>(st.seq_len) / l.cp, b = l.micro_batch, h = m.hidden;
+  const bool sp = l.sequence_parallel && l.tp > 1;
+  for (int which = 0; which < parts.stages; ++which) {
+    const bool last = which == 1;
+    MemoryParts::Stage& g = parts.stage[which];
+    const StageParams p = stage_params(m, pc, l, last);
+    g.params = p.total();
+    // ZeRO shards model states over the data-parallel ranks (dp x cp; expert parameters over
+    // dp x cp / ep): the parameters per device once sharded.
+    const double n_dense = static_cast<double>(l.dp) * l.cp;
+    const double n_expert = std::max(1.0, n_dense / l.ep);
+    g.sharded = p.dense / n_dense + p.expert / n_expert;
+
+    // Activations: 1F1B keeps min(p, m) micro-batches in flight on the first stage, one on
+    // the last (interleaving adds to the first stage's, in training_memory).
+    g.layers = last ? m.layers - (l.pp - 1) * per : std::min(per, m.layers);
+    g.in_flight = last ? 1 : (mbs > 0 ? std::min(l.pp, mbs) : l.pp);
+    g.per_layer = per_layer;
+    if (l.recompute == Recompute::full)  // one layer's working set while it is recomputed
+      g.working = layer_activations(m, st, l, Recompute::none);
+    if (!last && m.linear_bias) g.dropout = s * b * h / (sp ? l.tp : 1);  // embedding dropout mask, per micro-batch
+    if (last || l.pp == 1)  // output layer and cross-entropy in fp32: 4sbh(1 + V/h)/t
+      g.output = bytes(4 * s * b * h * (1 + static_cast<double>(m.vocab) / h) / l.tp);
+    if (l.pp > 1) g.pipe_buffers = bytes(2 * 2 * s * b * h / (sp ? l.tp : 1));  // send and receive buffers
+  }
   return parts;
 }
 
@@ -90,56 +115,41 @@ MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const
   return training_memory(m, pc, st, l, memory_parts(m, pc, st, l));
 }
 
-MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& st, const Layout& l,
+MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const TrainSettings& st, const Layout& l,
                                 const MemoryParts& parts) {
   MemoryBreakdown best;
-  const int stages_to_check = l.pp > 1 ? 2 : 1;
-  for (int which = 0; which < stages_to_check; ++which) {
-    const bool last = which == 1;
+  for (int which = 0; which < parts.stages; ++which) {
+    const MemoryParts::Stage& g = parts.stage[which];
     MemoryBreakdown mb;
-    mb.last_stage = last;
-    const StageParams& p = parts.stage[which];
-    mb.params_per_device = p.total();
+    mb.last_stage = which == 1;
+    mb.params_per_device = g.params;
     // Model states. ZeRO-1 (Megatron's distributed optimizer) shards optimizer states,
-    // ZeRO-2 gradients too, ZeRO-3 the weights as well, over the data-parallel ranks
-    // (dp x cp; expert parameters over dp x cp / ep).
-    const double n_dense = static_cast<double>(l.dp) * l.cp;
-    const double n_expert = std::max(1.0, n_dense / l.ep);
-    auto sharded = [&](double bytes_per_param, bool shard) {
-      if (!shard) return bytes_per_param * p.total();
-      return bytes_per_param * (p.dense / n_dense + p.expert / n_expert);
-    };
-    const double w = st.weight_bytes, g = st.grad_bytes, o = optimizer_bytes_per_param(st.optimizer);
+    // ZeRO-2 gradients too, ZeRO-3 the weights as well.
+    auto sharded = [&](double bytes_per_param, bool shard) { return bytes_per_param * (shard ? g.sharded : g.params); };
+    const double w = st.weight_bytes, gr = st.grad_bytes, o = optimizer_bytes_per_param(st.optimizer);
     // With 16-bit gradients, ZeRO keeps an fp32 gradient partition beside the optimizer
     // state (DeepSpeed: 4P + 16P/N for ZeRO-2, 18P/N for ZeRO-3).
-    const double fp32_grad_partition = (g < 4 && l.zero >= 1) ? 4 : 0;
+    const double fp32_grad_partition = (gr < 4 && l.zero >= 1) ? 4 : 0;
     mb.weights = bytes(sharded(w, l.zero >= 3));
-    mb.gradients = bytes(l.zero >= 3 ? sharded(g < 4 ? fp32_grad_partition : g, true)
-                                     : (l.zero == 2 && g >= 4 ? sharded(g, true) : g * p.total()));
-    if (l.zero == 2 && g < 4) mb.gradients += bytes(sharded(fp32_grad_partition, true));
+    mb.gradients = bytes(l.zero >= 3 ? sharded(gr < 4 ? fp32_grad_partition : gr, true)
+                                     : (l.zero == 2 && gr >= 4 ? sharded(gr, true) : gr * g.params));
+    if (l.zero == 2 && gr < 4) mb.gradients += bytes(sharded(fp32_grad_partition, true));
     mb.optimizer = bytes(sharded(o, l.zero >= 1) + (l.zero == 1 ? sharded(fp32_grad_partition, true) : 0));
 
-    // Activations: 1F1B keeps min(p, m) micro-batches in flight on the first stage, one on
-    // the last; interleaving adds (p-1)/(p v) (Korthikanti Section 4.2.3).
-    const int per = (m.layers + l.pp - 1) / l.pp;
-    const int layers_here = last ? m.layers - (l.pp - 1) * per : std::min(per, m.layers);
-    const int mbs = l.micro_batches();
-    double in_flight = last ? 1 : (mbs > 0 ? std::min(l.pp, mbs) : l.pp);
-    if (!last && l.interleave > 1 && l.pp > 1)
+    // Interleaving keeps (p-1)/(p v) more in flight on the first stage (Korthikanti Section 4.2.3).
+    double in_flight = g.in_flight;
+    if (which == 0 && l.interleave > 1 && l.pp > 1)
       in_flight *= 1.0 + static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.interleave);
-    Bytes act = parts.per_layer * (layers_here * in_flight);
-    if (l.recompute == Recompute::full) act += parts.working;  // one layer's working set while it is recomputed
-    const double s = static_cast<double>(st.seq_len) / l.cp, b = l.micro_batch, h = m.hidden;
-    const bool sp = l.sequence_parallel && l.tp > 1;
-    if (!last && m.linear_bias) act += bytes(s * b * h / (sp ? l.tp : 1) * in_flight);  // embedding dropout mask
-    if (last || l.pp == 1)  // output layer and cross-entropy in fp32: 4sbh(1 + V/h)/t
-      act += bytes(4 * s * b * h * (1 + static_cast<double>(m.vocab) / h) / l.tp);
+    Bytes act = g.per_layer * (g.layers * in_flight);
+    if (l.recompute == Recompute::full) act += g.working;
+    if (g.dropout > 0) act += bytes(g.dropout * in_flight);
+    act += g.output;
     mb.activations = act;
 
     mb.buffers = st.bucket;
     if (l.zero >= 3)  // gathered 16-bit weights and gradients of the largest tensor (DeepSpeed: 4 P_largest)
       mb.buffers += bytes(4 * pc.largest_tensor / l.tp);
-    if (l.pp > 1) mb.buffers += bytes(2 * 2 * s * b * h / (sp ? l.tp : 1));  // send and receive buffers
+    mb.buffers += g.pipe_buffers;
     mb.reserve = st.reserve;
     if (which == 0 || mb.total() > best.total()) best = mb;
   }

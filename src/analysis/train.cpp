@@ -49,7 +49,21 @@ std::pair<int, SearchResult> fewest_for_deadline(const TrainQuestion& q, int& co
     const Candidate& c = r.top.front();
     return wall_clock(q.tokens / step_tokens_of(q, c), seconds(c.time.total), q.goodput) <= q.deadline;
   };
+  // Skip the doublings that cannot meet the deadline. The step runs every linear layer's 6N FLOPs
+  // per token and half of the attention core's (causal), at most at gemm_max of the peak (plus the
+  // framework's overhead), while
+  // model_flops_per_token counts 6N and the whole core: no layout exceeds an MFU of 2 gemm_max.
+  // A count whose devices at that MFU still fall short of the tokens per second the deadline
+  // needs fails, so the doubling starts at the first power of two that could meet it; the counts it
+  // then searches, and so the answer, are those of a doubling from one.
+  const Efficiency& e = q.model.settings.eff;
+  const double ceiling_mfu =
+      2 * std::max({1.0, e.gemm_max, e.gemm_max_fp8}) / std::min(1.0, 1 + q.model.settings.framework_overhead);
+  const double best_tokens_per_unit = ceiling_mfu * q.unit * q.model.device.peak_for(q.model.settings.compute_dtype).value() /
+                                      model_flops_per_token(q.model.model, q.model.params, q.model.settings.train.seq_len);
+  const double needed = q.tokens / (q.goodput * q.deadline.value());  // tokens/s
   int hi = 1;
+  while (hi < max_deadline_units / 2 && hi * best_tokens_per_unit < needed) hi *= 2;  // hi cannot meet it
   while (!meets(hi)) {
     if (hi >= max_deadline_units / 2)
       fail(Exit::no_answer, fmt::format("no count of {} up to {} trains {} on {:.3g} tokens within {}", q.model.device.id,

@@ -46,13 +46,23 @@ Bytes layer_activations(const ModelArch& m, const TrainSettings& s, const Layout
 MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l);
 
 // What the memory of a layout shares with every ZeRO stage and interleaving of it (a function of
-// tp, pp, cp, ep, micro-batch, recomputation and sequence parallelism only): the parameters of
-// the first and last stages and one layer's activations. The search computes it once per group;
-// training_memory(.., parts) then equals training_memory(..) for every layout of the group.
+// tp, pp, dp, cp, ep, micro-batch, global batch, recomputation and sequence parallelism): per
+// stage checked (the first, and the last when pp > 1) its parameters, their ZeRO shard, its
+// activations and buffers. The search computes it once per group; training_memory(.., parts)
+// then equals training_memory(..) for every layout of the group.
 struct MemoryParts {
-  StageParams stage[2];        // first stage; last stage when pp > 1
-  Bytes per_layer = bytes(0);  // one layer, one micro-batch, under the layout's recomputation
-  Bytes working = bytes(0);    // one layer without recomputation (the working set of full recomputation)
+  struct Stage {
+    double params = 0;            // per device
+    double sharded = 0;           // per device once ZeRO shards them: dense / (dp cp) + expert / (dp cp / ep)
+    int layers = 0;               // layers on the stage
+    double in_flight = 1;         // micro-batches whose activations it holds, before interleaving
+    Bytes per_layer = bytes(0);   // one layer, one micro-batch, under the layout's recomputation
+    Bytes working = bytes(0);     // one layer without recomputation (the working set of full recomputation)
+    double dropout = 0;           // embedding dropout mask of one micro-batch, bytes (GPT-era first stage)
+    Bytes output = bytes(0);      // output layer and loss (the last stage)
+    Bytes pipe_buffers = bytes(0);  // pipeline send and receive buffers
+  } stage[2];
+  int stages = 1;
 };
 MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l);
 MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l,
