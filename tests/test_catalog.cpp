@@ -1,4 +1,7 @@
 #include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "gpuplan/analysis/model.hpp"
 #include "gpuplan/catalog/catalog.hpp"
@@ -35,6 +38,46 @@ TEST_CASE("built-in catalog loads with the required breadth", "[catalog]") {
   // Apple's stated GPU rates (Newsroom): M1 Max 10.4 TFLOP/s at 400 GB/s, M1 Ultra 21 at 800 GB/s.
   CHECK(c.get("accelerators", "m1-max").number("fp32_flops_per_s") == Approx(10.4e12));
   CHECK(c.get("accelerators", "m1-ultra").number("memory_bw_bytes_per_s") == Approx(800e9));
+}
+
+TEST_CASE("the compiled built-in catalog equals the catalog TOML files merged at run time", "[catalog]") {
+  // The build compiles the TOML to arrays (gpuplan-catalog-gen); merging the same files here
+  // through merge_text must give the same records, field for field, bit for bit, origin for origin.
+  Catalog parsed;
+  std::vector<Diagnostic> d;
+  for (const char* f : {"accelerators", "interconnects", "models", "prices", "servers", "sites", "storage"}) {
+    std::ifstream in(std::string(GPUPLAN_SOURCE_DIR) + "/catalogs/" + f + ".toml");
+    REQUIRE(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    parsed.merge_text(text.str(), std::string("built-in:") + f + ".toml", d);
+  }
+  REQUIRE(d.empty());
+  const Catalog built = Catalog::builtin();
+  int fields = 0;
+  for (const auto& kind : catalog_kinds()) {
+    const auto a = built.list(kind.kind), b = parsed.list(kind.kind);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      INFO(kind.kind << " " << b[i]->id);
+      CHECK(a[i]->id == b[i]->id);
+      CHECK(a[i]->kind == b[i]->kind);
+      CHECK(a[i]->origins == b[i]->origins);
+      REQUIRE(a[i]->fields.size() == b[i]->fields.size());
+      for (std::size_t j = 0; j < a[i]->fields.size(); ++j) {
+        const auto &x = a[i]->fields[j], &y = b[i]->fields[j];
+        INFO(y.first);
+        CHECK(x.first == y.first);
+        CHECK(x.second.type == y.second.type);
+        CHECK(x.second.text == y.second.text);
+        CHECK(std::memcmp(&x.second.number, &y.second.number, sizeof(double)) == 0);
+        CHECK(x.second.flag == y.second.flag);
+        CHECK(x.second.origin == y.second.origin);
+        ++fields;
+      }
+    }
+  }
+  CHECK(fields > 2000);
 }
 
 TEST_CASE("every accelerator's links resolve to interconnects", "[catalog]") {

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "gpuplan/catalog/builtin.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/output.hpp"
 #include "../toml_parse.hpp"
@@ -255,18 +254,6 @@ bool Catalog::merge_path(const std::string& path, std::vector<Diagnostic>& diags
   }
   // The built-in catalogs together are about 100 KB; 4 MiB leaves room for any real one.
   return merge_text(read_file_capped(path, "catalog", 4 << 20), path, diags);
-}
-
-Catalog Catalog::builtin() {
-  Catalog c;
-  std::vector<Diagnostic> diags;
-  for (const auto& f : builtin_catalogs()) c.merge_text(f.text, "built-in:" + std::string(f.name), diags);
-  if (!diags.empty()) {
-    std::string msg = "the built-in catalog is invalid:";
-    for (const auto& d : diags) msg += "\n" + d.text();
-    fail(Exit::software, msg);
-  }
-  return c;
 }
 
 namespace {
