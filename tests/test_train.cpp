@@ -58,6 +58,55 @@ TEST_CASE("a deadline gives the fewest devices in whole units that meet it", "[t
   CHECK(a.counts_searched <= 2 * std::ceil(std::log2(k)) + 1);
 }
 
+TEST_CASE("the deadline search gives the count of a plain doubling and bisection in fewer searches", "[train]") {
+  // The reference: double from one unit until the best layout meets the deadline, then bisect,
+  // ranking every layout of every count (what the search did before it skipped counts that
+  // cannot meet the deadline and asked only yes or no of the rest).
+  auto reference = [](const TrainQuestion& q, int& searched) {
+    auto meets = [&](int k) {
+      ++searched;
+      SearchResult r = search_layouts(q.model, k * q.unit, q.layout, q.target_batch(k * q.unit), 1);
+      if (r.top.empty()) return false;
+      const Candidate& c = r.top.front();
+      const double steps = q.tokens / (c.layout.global_batch * double(q.model.settings.train.seq_len));
+      return wall_clock(steps, seconds(c.time.total), q.goodput) <= q.deadline;
+    };
+    int hi = 1;
+    while (!meets(hi)) hi *= 2;
+    int lo = hi / 2;
+    while (hi - lo > 1) {
+      const int mid = lo + (hi - lo) / 2;
+      (meets(mid) ? hi : lo) = mid;
+    }
+    return hi * q.unit;
+  };
+  for (auto [model, days] : {std::pair{"llama-3.1-8b", 14.0}, std::pair{"deepseek-v3", 56.0}, std::pair{"llama-2-70b", 30.0}}) {
+    INFO(model);
+    TrainQuestion q = question(model, "h100-sxm");
+    q.tokens = std::string(model) == "deepseek-v3" ? 14.8e12 : 2e12;
+    q.deadline = seconds(days * 86400);
+    int searched = 0;
+    const int expected = reference(q, searched);
+    const TrainAnswer a = plan_training(q);
+    CHECK(a.gpus == expected);
+    CHECK(a.counts_searched < searched);
+  }
+}
+
+TEST_CASE("any_layout_reaches agrees with the best layout of a full search", "[train]") {
+  for (auto [model, gpus] : {std::pair{"llama-3.1-8b", 64}, std::pair{"deepseek-v3", 2048}, std::pair{"llama-2-70b", 256}}) {
+    INFO(model);
+    const TrainQuestion q = question(model, "h100-sxm");
+    const double batch = q.target_batch(gpus);
+    const SearchResult r = search_layouts(q.model, gpus, q.layout, batch, 1);
+    REQUIRE(!r.top.empty());
+    const double best = r.top.front().tokens_per_s;
+    CHECK(any_layout_reaches(q.model, gpus, q.layout, batch, best * (1 - 1e-9)));
+    CHECK(any_layout_reaches(q.model, gpus, q.layout, batch, best * 0.5));
+    CHECK_FALSE(any_layout_reaches(q.model, gpus, q.layout, batch, best * (1 + 1e-9)));
+  }
+}
+
 TEST_CASE("a deadline no count can meet is no answer", "[train]") {
   TrainQuestion q = question("llama-3.1-405b", "rtx-4090");
   q.deadline = seconds(86.4);

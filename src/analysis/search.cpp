@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <type_traits>
 
 namespace gpuplan {
 
@@ -18,42 +19,47 @@ bool better(const Candidate& a, const Candidate& b) {
   return key(x) < key(y);
 }
 
+// Calls f(v) for the fixed value or for each of the values, until `stop` is set.
 template <typename F>
-void for_values(const std::optional<int>& fixed, std::initializer_list<int> values, F f) {
+void for_values(const std::optional<int>& fixed, std::initializer_list<int> values, const bool& stop, F f) {
   if (fixed) {
     f(*fixed);
     return;
   }
-  for (int v : values) f(v);
-}
-
-// Whether two layouts differ at most in ZeRO stage and interleaving (so share MemoryParts and StepParts).
-bool same_group(const Layout& a, const Layout& b) {
-  return a.tp == b.tp && a.pp == b.pp && a.dp == b.dp && a.cp == b.cp && a.ep == b.ep && a.micro_batch == b.micro_batch &&
-         a.global_batch == b.global_batch && a.recompute == b.recompute && a.sequence_parallel == b.sequence_parallel;
+  for (int v : values) {
+    if (stop) return;
+    f(v);
+  }
 }
 
 constexpr std::initializer_list<int> pow2 = {1, 2, 4, 8, 16, 32, 64};
 
-// Calls f(layout) for every layout of `gpus` devices allowed by the model and constraints.
-// Global batch: fixed when given, else the nearest multiple of micro x dp to batch_tokens.
-template <typename F>
-long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const LayoutConstraints& c, double batch_tokens, F f) {
+// Calls f(layout) for every layout of `gpus` devices allowed by the model and constraints, until
+// f returns false (when it returns bool). Layouts come in groups that differ only in ZeRO stage
+// and interleaving; group(first) is called before each group (its zero and interleave are
+// placeholders) and skips the group when it returns false. Global batch: fixed when given, else
+// the nearest multiple of micro x dp to batch_tokens.
+constexpr auto every_group = [](const Layout&) { return true; };
+
+template <typename F, typename G = decltype(every_group)>
+long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const LayoutConstraints& c, double batch_tokens, F f,
+               G group = every_group) {
   const int seq_len = st.seq_len;
   long count = 0;
-  for_values(c.tp, pow2, [&](int tp) {
+  bool stop = false;
+  for_values(c.tp, pow2, stop, [&](int tp) {
     if (gpus % tp || m.heads % tp) return;
-    for_values(c.cp, {1, 2, 4, 8, 16}, [&](int cp) {
+    for_values(c.cp, {1, 2, 4, 8, 16}, stop, [&](int cp) {
       if (gpus % (tp * cp) || seq_len % (2 * cp)) return;
       if (cp > 1 && seq_len / cp < 1024) return;  // ring attention needs long enough shards
       const int rest = gpus / (tp * cp);
-      for (int pp = 1; pp <= std::min(rest, m.layers); ++pp) {
+      for (int pp = 1; pp <= std::min(rest, m.layers) && !stop; ++pp) {
         if (rest % pp || (c.pp && *c.pp != pp)) continue;
         const int dp = rest / pp;
         if (c.dp && *c.dp != dp) continue;
-        for_values(c.ep, {1, 2, 4, 8, 16, 32, 64, 128, 256}, [&](int ep) {
+        for_values(c.ep, {1, 2, 4, 8, 16, 32, 64, 128, 256}, stop, [&](int ep) {
           if (ep > 1 && (!m.moe() || m.experts % ep || (dp * cp) % ep)) return;
-          for_values(c.micro_batch, {1, 2, 4, 8, 16}, [&](int mb) {
+          for_values(c.micro_batch, {1, 2, 4, 8, 16}, stop, [&](int mb) {
             int gb;
             if (c.global_batch) {
               gb = *c.global_batch;
@@ -67,27 +73,29 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
             }
             const int micro_batches = gb / (mb * dp);
             if (micro_batches < 1) return;
-            for (int rc = 0; rc < 3; ++rc) {
+            for (int rc = 0; rc < 3 && !stop; ++rc) {
               auto recompute = static_cast<Recompute>(rc);
               if (c.recompute && *c.recompute != recompute) continue;
               // Under flash attention selective recomputation keeps and recomputes nothing more
               // than none does (memory.cpp, step.cpp): the same layout twice, so only none is listed.
               if (!c.recompute && recompute == Recompute::selective && st.flash_attention) continue;
-              for (int spi = 0; spi < 2; ++spi) {
+              for (int spi = 0; spi < 2 && !stop; ++spi) {
                 bool sp = spi == 1;
                 if (c.sequence_parallel ? *c.sequence_parallel != sp : (tp == 1 ? sp : !sp)) continue;
                 if (tp == 1 && sp && !c.sequence_parallel) continue;
                 // ZeRO stage and interleaving innermost: the layouts of one group share their
-                // memory and step parts (search_layouts computes them once).
-                for_values(c.zero, {0, 1, 2, 3}, [&](int zero) {
+                // memory and step parts (the callers compute them once, in group).
+                if (!group(Layout{tp, pp, dp, cp, ep, 0, recompute, mb, gb, 1, sp})) continue;
+                for_values(c.zero, {0, 1, 2, 3}, stop, [&](int zero) {
                   if (dp * cp == 1 && zero > 0 && !c.zero) return;  // nothing to shard over
-                  for_values(c.interleave, {1, 2, 3, 4, 6, 8}, [&](int v) {
+                  for_values(c.interleave, {1, 2, 3, 4, 6, 8}, stop, [&](int v) {
                     // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
                     // stage holds ceil(layers / pp) layers in v chunks.
                     if (v > 1 && (pp == 1 || m.layers < pp * v || micro_batches % pp)) return;
                     Layout l{tp, pp, dp, cp, ep, zero, recompute, mb, gb, v, sp};
                     ++count;
-                    f(l);
+                    if constexpr (std::is_same_v<decltype(f(l)), bool>) stop = !f(l);
+                    else f(l);
                   });
                 });
               }
@@ -128,19 +136,17 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
   r.top.reserve(static_cast<std::size_t>(top_k) + 1);
-  // The parts a group of layouts shares (all but the ZeRO stage and interleaving), computed when
-  // the group changes; the step's parts only once a layout of the group fits.
-  Layout group;
-  bool have_memory = false, have_step = false;
+  // The parts a group of layouts shares (all but the ZeRO stage and interleaving), computed once
+  // per group; the step's parts only once a layout of the group fits.
+  bool have_step = false;
   MemoryParts mparts;
   StepParts sparts;
+  auto group = [&](const Layout& l) {
+    mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
+    have_step = false;
+    return true;
+  };
   r.evaluated = enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
-    if (!have_memory || !same_group(l, group)) {
-      group = l;
-      mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
-      have_memory = true;
-      have_step = false;
-    }
     MemoryBreakdown mem = training_memory(sm.model, sm.params, sm.settings.train, l, mparts);
     if (mem.total().value() > capacity) return;  // prune before timing
     ++r.fitting;
@@ -157,8 +163,35 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     auto pos = std::upper_bound(r.top.begin(), r.top.end(), cand, better);
     r.top.insert(pos, cand);
     if (static_cast<int>(r.top.size()) > top_k) r.top.pop_back();
-  });
+  }, group);
   return r;
+}
+
+bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
+                        double tokens_per_s) {
+  const double capacity = sm.device.usable_memory().value();
+  const double seq = sm.settings.train.seq_len;
+  bool found = false;
+  MemoryParts mparts;
+  StepParts sparts;
+  auto group = [&](const Layout& l) {
+    // No ZeRO stage or interleaving of the group is faster than its micro-batches' compute and
+    // exposed tp/cp/ep traffic alone (the bubble, pipeline sends, the data-parallel collectives
+    // and the optimizer only add): a group whose bound falls short is skipped whole.
+    sparts = step_parts(sm, l);
+    int mbs = l.micro_batches();
+    if (mbs <= 0) mbs = l.pp;
+    const double fastest = mbs * (sparts.per_micro + sparts.tp_per_micro + sparts.cp_per_micro + sparts.ep_per_micro);
+    if (l.global_batch * seq / fastest < tokens_per_s * (1 - 1e-12)) return false;
+    mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
+    return true;
+  };
+  enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
+    if (training_memory(sm.model, sm.params, sm.settings.train, l, mparts).total().value() > capacity) return true;
+    found = l.global_batch * seq / step_time(sm, l, sparts).total >= tokens_per_s;
+    return !found;
+  }, group);
+  return found;
 }
 
 MinGpus min_gpus_for_memory(const StepModel& sm, const LayoutConstraints& c, int max_gpus) {

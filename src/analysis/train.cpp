@@ -35,33 +35,33 @@ double step_tokens_of(const TrainQuestion& q, const Candidate& c) {
 }
 
 // The fewest devices, in multiples of the unit, whose best layout meets the deadline: double
-// until it is met, then bisect (time falls as devices grow). Each count is searched once.
+// until it is met, then bisect (time falls as devices grow). Each count is asked once, and
+// only whether some layout reaches the throughput the deadline needs (any_layout_reaches,
+// which stops at the first and skips what cannot); the answer's count is then searched in full.
 std::pair<int, SearchResult> fewest_for_deadline(const TrainQuestion& q, int& counts) {
-  std::map<int, SearchResult> cache;
+  // tokens/s the deadline needs: steps x step time / goodput <= deadline
+  const double needed = q.tokens / (q.goodput * q.deadline.value());
+  std::map<int, bool> cache;
   auto meets = [&](int k) {
     auto it = cache.find(k);
     if (it == cache.end()) {
-      it = cache.emplace(k, search_layouts(q.model, k * q.unit, q.layout, q.target_batch(k * q.unit), 1)).first;
+      it = cache.emplace(k, any_layout_reaches(q.model, k * q.unit, q.layout, q.target_batch(k * q.unit), needed)).first;
       ++counts;
     }
-    const SearchResult& r = it->second;
-    if (r.top.empty()) return false;
-    const Candidate& c = r.top.front();
-    return wall_clock(q.tokens / step_tokens_of(q, c), seconds(c.time.total), q.goodput) <= q.deadline;
+    return it->second;
   };
   // Skip the doublings that cannot meet the deadline. The step runs every linear layer's 6N FLOPs
-  // per token and half of the attention core's (causal), at most at gemm_max of the peak (plus the
-  // framework's overhead), while
-  // model_flops_per_token counts 6N and the whole core: no layout exceeds an MFU of 2 gemm_max.
-  // A count whose devices at that MFU still fall short of the tokens per second the deadline
-  // needs fails, so the doubling starts at the first power of two that could meet it; the counts it
-  // then searches, and so the answer, are those of a doubling from one.
+  // per token and half of the attention core's (causal), at most at gemm_max of the peak (less
+  // the framework's overhead), while model_flops_per_token counts 6N and the whole core: no
+  // layout exceeds an MFU of 2 gemm_max. A count whose devices at that MFU still fall short of
+  // the tokens per second the deadline needs fails, so the doubling starts at the first power of
+  // two that could meet it; the counts it then asks, and so the answer, are those of a doubling
+  // from one.
   const Efficiency& e = q.model.settings.eff;
   const double ceiling_mfu =
       2 * std::max({1.0, e.gemm_max, e.gemm_max_fp8}) / std::min(1.0, 1 + q.model.settings.framework_overhead);
   const double best_tokens_per_unit = ceiling_mfu * q.unit * q.model.device.peak_for(q.model.settings.compute_dtype).value() /
                                       model_flops_per_token(q.model.model, q.model.params, q.model.settings.train.seq_len);
-  const double needed = q.tokens / (q.goodput * q.deadline.value());  // tokens/s
   int hi = 1;
   while (hi < max_deadline_units / 2 && hi * best_tokens_per_unit < needed) hi *= 2;  // hi cannot meet it
   while (!meets(hi)) {
@@ -76,7 +76,7 @@ std::pair<int, SearchResult> fewest_for_deadline(const TrainQuestion& q, int& co
     const int mid = lo + (hi - lo) / 2;
     (meets(mid) ? hi : lo) = mid;
   }
-  return {hi * q.unit, cache.at(hi)};
+  return {hi * q.unit, search_layouts(q.model, hi * q.unit, q.layout, q.target_batch(hi * q.unit), 1)};
 }
 
 }  // namespace

@@ -31,6 +31,13 @@ struct SearchResult {
 SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
                             int top_k);
 
+// Whether some layout of `gpus` devices that fits reaches `tokens_per_s` (the same layouts and
+// throughput as search_layouts, so the same answer as its best >= tokens_per_s), stopping at the
+// first that does and skipping groups of layouts that provably cannot: for a deadline's
+// yes-or-no at one count, several times cheaper than ranking every layout.
+bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
+                        double tokens_per_s);
+
 // The fewest devices (any count) for which some layout fits in memory; gpus = 0 if none
 // up to max_gpus. The layout's step time is not considered.
 struct MinGpus {
