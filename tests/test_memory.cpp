@@ -166,6 +166,42 @@ TEST_CASE("fewest GPUs for a 405B dense model on 80 GB devices", "[memory][searc
   }
 }
 
+TEST_CASE("the search tries tensor parallelism beyond powers of two and every micro-batch dividing a rank's batch",
+          "[search]") {
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  apply_setting(s, "model", "gpt3-175b");
+  apply_setting(s, "gpu", "a100-80gb");
+  Job j = resolve(s, c);
+  StepModel sm{j.model, j.params, j.device, j.step};
+  LayoutConstraints k;
+  k.pp = 8;
+  k.cp = 1;
+  k.zero = 1;
+  k.recompute = Recompute::none;
+  k.interleave = 1;
+  k.global_batch = 1536;
+  SECTION("tensor parallelism") {
+    // 96 heads, MLP 49152 = 2^14 x 3: tp in 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, each dividing
+    // 768 / 8 = 96 and leaving dp = 96 / tp dividing 1536: one layout per degree at mb = 1
+    // (powers of two alone: 6).
+    k.micro_batch = 1;
+    const SearchResult r = search_layouts(sm, 768, k, 1536.0 * 2048, 11);
+    CHECK(r.evaluated == 11);
+    for (const Candidate& cand : r.top) CHECK(96 % cand.layout.tp == 0);
+  }
+  SECTION("micro-batch") {
+    // tp 4, pp 8 on 1024: dp 32 takes 48 sequences; its divisors 1, 2, 3, 4, 6, 8, 12, 16, 24, 48.
+    k.tp = 4;
+    const SearchResult r = search_layouts(sm, 1024, k, 1536.0 * 2048, 10);
+    CHECK(r.evaluated == 10);
+    for (const Candidate& cand : r.top) {
+      CHECK(48 % cand.layout.micro_batch == 0);
+      CHECK(cand.layout.global_batch == 1536);
+    }
+  }
+}
+
 TEST_CASE("closed forms of the step model", "[step]") {
   // Ring all-reduce: 2(n-1)/n S/B + 2(n-1) alpha.
   CHECK(ring_allreduce_s(1e9, 8, 1e11, 1e-5) == Approx(2.0 * 7 / 8 * 1e9 / 1e11 + 14 * 1e-5));

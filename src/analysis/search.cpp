@@ -1,6 +1,9 @@
 #include "gpuplan/analysis/search.hpp"
 
 #include <algorithm>
+#include <array>
+#include <span>
+#include <vector>
 #include <cmath>
 #include <tuple>
 #include <type_traits>
@@ -21,7 +24,7 @@ bool better(const Candidate& a, const Candidate& b) {
 
 // Calls f(v) for the fixed value or for each of the values, until `stop` is set.
 template <typename F>
-void for_values(const std::optional<int>& fixed, std::initializer_list<int> values, const bool& stop, F f) {
+void for_values(const std::optional<int>& fixed, std::span<const int> values, const bool& stop, F f) {
   if (fixed) {
     f(*fixed);
     return;
@@ -32,7 +35,50 @@ void for_values(const std::optional<int>& fixed, std::initializer_list<int> valu
   }
 }
 
-constexpr std::initializer_list<int> pow2 = {1, 2, 4, 8, 16, 32, 64};
+constexpr int max_tp = 64;
+constexpr int max_micro_batch = 256;
+constexpr std::array<int, 5> cp_values{1, 2, 4, 8, 16};
+constexpr std::array<int, 9> ep_values{1, 2, 4, 8, 16, 32, 64, 128, 256};
+constexpr std::array<int, 4> zero_values{0, 1, 2, 3};
+constexpr std::array<int, 6> interleave_values{1, 2, 3, 4, 6, 8};
+
+// Tensor-parallel degrees up to 64 that split the model evenly: every power of two dividing the
+// heads, and any other divisor of the heads that also divides the MLP width (and the experts'),
+// with the key/value heads split or replicated whole (Megatron needs whole heads per rank;
+// GPT-3's 96 heads allow 3, 6, 12, 24 and 48).
+std::vector<int> tp_values(const ModelArch& m) {
+  std::vector<int> out;
+  for (int t = 1; t <= max_tp; ++t) {
+    if (m.heads % t) continue;
+    const bool pow2 = (t & (t - 1)) == 0;
+    const bool kv_whole = m.kv_heads % t == 0 || t % m.kv_heads == 0;
+    if (pow2 || (m.ffn % t == 0 && (!m.moe() || m.expert_ffn % t == 0) && kv_whole)) out.push_back(t);
+  }
+  return out;
+}
+
+// Micro-batch sizes: every divisor (up to 256) of the sequences each data-parallel rank takes
+// per step, as Calculon searches them, when the global batch is given; when it is not, the
+// divisors up to 16 of the ranks' share of the target batch (so the batch stays the target),
+// or where dp does not divide the target the powers of two to 16 (the batch then rounded to a
+// multiple of micro-batch x dp).
+void micro_batch_values(const std::optional<int>& global_batch, double target_sequences, int dp, std::vector<int>& out) {
+  out.clear();
+  auto divisors = [&](int local, int most) {
+    for (int d = 1; d <= std::min(local, most); ++d)
+      if (local % d == 0) out.push_back(d);
+  };
+  if (global_batch) {
+    if (*global_batch % dp == 0) divisors(*global_batch / dp, max_micro_batch);
+    return;
+  }
+  const double target = std::max(1.0, std::round(target_sequences));
+  if (target < 1e9 && std::fmod(target, dp) == 0) {
+    divisors(static_cast<int>(target) / dp, 16);
+    return;
+  }
+  for (int d : {1, 2, 4, 8, 16}) out.push_back(d);
+}
 
 // Calls f(layout) for every layout of `gpus` devices allowed by the model and constraints, until
 // f returns false (when it returns bool). Layouts come in groups that differ only in ZeRO stage
@@ -47,9 +93,11 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
   const int seq_len = st.seq_len;
   long count = 0;
   bool stop = false;
-  for_values(c.tp, pow2, stop, [&](int tp) {
+  const std::vector<int> tps = tp_values(m);
+  std::vector<int> mbs;
+  for_values(c.tp, tps, stop, [&](int tp) {
     if (gpus % tp || m.heads % tp) return;
-    for_values(c.cp, {1, 2, 4, 8, 16}, stop, [&](int cp) {
+    for_values(c.cp, cp_values, stop, [&](int cp) {
       if (gpus % (tp * cp) || seq_len % (2 * cp)) return;
       if (cp > 1 && seq_len / cp < 1024) return;  // ring attention needs long enough shards
       const int rest = gpus / (tp * cp);
@@ -57,9 +105,10 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
         if (rest % pp || (c.pp && *c.pp != pp)) continue;
         const int dp = rest / pp;
         if (c.dp && *c.dp != dp) continue;
-        for_values(c.ep, {1, 2, 4, 8, 16, 32, 64, 128, 256}, stop, [&](int ep) {
+        micro_batch_values(c.global_batch, batch_tokens / seq_len, dp, mbs);
+        for_values(c.ep, ep_values, stop, [&](int ep) {
           if (ep > 1 && (!m.moe() || m.experts % ep || (dp * cp) % ep)) return;
-          for_values(c.micro_batch, {1, 2, 4, 8, 16}, stop, [&](int mb) {
+          for_values(c.micro_batch, mbs, stop, [&](int mb) {
             int gb;
             if (c.global_batch) {
               gb = *c.global_batch;
@@ -86,9 +135,9 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
                 // ZeRO stage and interleaving innermost: the layouts of one group share their
                 // memory and step parts (the callers compute them once, in group).
                 if (!group(Layout{tp, pp, dp, cp, ep, 0, recompute, mb, gb, 1, sp})) continue;
-                for_values(c.zero, {0, 1, 2, 3}, stop, [&](int zero) {
+                for_values(c.zero, zero_values, stop, [&](int zero) {
                   if (dp * cp == 1 && zero > 0 && !c.zero) return;  // nothing to shard over
-                  for_values(c.interleave, {1, 2, 3, 4, 6, 8}, stop, [&](int v) {
+                  for_values(c.interleave, interleave_values, stop, [&](int v) {
                     // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
                     // stage holds ceil(layers / pp) layers in v chunks.
                     if (v > 1 && (pp == 1 || m.layers < pp * v || micro_batches % pp)) return;
