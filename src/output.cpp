@@ -1,10 +1,13 @@
 #include "gpuplan/output.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <csignal>
 #include <fcntl.h>
 #include <iterator>
 #include <optional>
+#include <utility>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -153,6 +156,29 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
     ::close(dfd);
     if (!synced) fail(Exit::cant_create, fmt::format("cannot write '{}': the directory could not be synced", shown(path)));
   }
+}
+
+Progress::Progress(std::string what, int total)
+    : what_(std::move(what)),
+      total_(total),
+      enabled_(isatty(STDERR_FILENO) && !std::getenv("GPUPLAN_NO_PROGRESS")),
+      start_(std::chrono::steady_clock::now()) {}
+
+void Progress::next(std::string_view detail) {
+  ++done_;
+  if (!enabled_) return;
+  if (!shown_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+  shown_ = true;
+  // \r to the line start, \033[K erases the rest of the previous line.
+  std::fprintf(stderr, "\rgpuplan: %s: %d of %d, %.*s\033[K", what_.c_str(), std::min(done_, total_), total_,
+               static_cast<int>(detail.size()), detail.data());
+  std::fflush(stderr);
+}
+
+Progress::~Progress() {
+  if (!shown_) return;
+  std::fputs("\r\033[K", stderr);
+  std::fflush(stderr);
 }
 
 }  // namespace gpuplan

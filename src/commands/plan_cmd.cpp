@@ -6,6 +6,7 @@
 #include "bill.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/output.hpp"
 #include "gpuplan/format.hpp"
 #include "gpuplan/plan/plan.hpp"
 #include "gpuplan/plan/report.hpp"
@@ -115,9 +116,11 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
   double best_cost = 0, best_time = 0;
   const auto started = std::chrono::steady_clock::now();
   long done = 0;
+  Progress progress("plan", static_cast<int>(p.scenarios.size()));
   for (std::size_t i = 0; i < p.scenarios.size(); ++i) {
     const PlanScenario& ps = p.scenarios[i];
     const Scenario& s = resolved[i];
+    progress.next(ps.name);
     Value out = Value::object();
     out.set("name", ps.name);
     out.set("command", ps.command);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/output.hpp"
 
 namespace gpuplan {
 
@@ -114,7 +115,9 @@ Calibration probe_cpu(const ProbeOptions& o, const Device& dev) {
   const double peak32 = dev.peak_for(DType::fp32).value();
   std::string isa;
   Measurement best32;
+  Progress progress("probe", static_cast<int>(sizes.size()) + 2);
   for (int n : sizes) {
+    progress.next(fmt::format("GEMM fp32 n = {}", n));
     GemmRun g = cpu_gemm_rates(n, false, samples, warm);
     isa = g.isa;
     Stats st = summarize(g.rates);
@@ -128,6 +131,7 @@ Calibration probe_cpu(const ProbeOptions& o, const Device& dev) {
   c.gemm_dtype = "fp32";
   if (c.gemm_points.size() >= 2) c.gemm_curve = fit_gemm_curve(c.gemm_points);
   const int n64 = o.quick ? 512 : 2048;
+  progress.next(fmt::format("GEMM fp64 n = {}", n64));
   GemmRun g64 = cpu_gemm_rates(n64, true, samples, warm);
   Stats s64 = summarize(g64.rates);
   c.measurements.push_back(Measurement{"gemm_fp64", s64.median, "FLOP/s", s64,
@@ -138,6 +142,7 @@ Calibration probe_cpu(const ProbeOptions& o, const Device& dev) {
   // STREAM triad: each array at least 4x the last-level cache (McCalpin's rule).
   const long min_bytes = (o.quick ? 32L : 256L) * 1024 * 1024;
   const long n = std::max(4 * llc, min_bytes) / 8;
+  progress.next("STREAM triad");
   Stats ts = summarize(stream_triad(n, o.quick ? 5 : 10));
   c.measurements.push_back(Measurement{"stream_triad", ts.median, "B/s", ts,
                                        fmt::format("OpenMP static triad a = b + s c, {} threads; 24 bytes per element "

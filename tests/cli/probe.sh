@@ -4,7 +4,23 @@
 
 run probe --device cpu --quick -o "$TMP/cpu.toml"
 expect_rc 0; expect_no_out
+! grep -q "gpuplan: probe:" "$TMP/err" || fail "a probe whose stderr is a file should print no progress, got: $err"
 [ -s "$TMP/cpu.toml" ] || fail "probe wrote no calibration file"
+# On a terminal, progress past the first second is one line rewritten in place and erased at
+# the end (script(1) gives the probe a pseudo-terminal); GPUPLAN_NO_PROGRESS silences it.
+if command -v script >/dev/null; then
+  script -qec "'$GPUPLAN' probe --device cpu --quick -o '$TMP/pty.toml'" /dev/null >"$TMP/pty" 2>&1
+  # The last progress line ends with its erase (\033[K), then \r\033[K erases it; any warning follows.
+  if grep -q "gpuplan: probe: [0-9] of 5, " "$TMP/pty"; then
+    last=$(cat -v "$TMP/pty" | tr -d '\n' | sed 's/.*gpuplan: probe: [0-9] of 5, //')
+    case "$last" in
+      *'^[[K^M^[[K'*) ;;
+      *) fail "progress left on the terminal: $(cat -v "$TMP/pty")" ;;
+    esac
+  fi
+  GPUPLAN_NO_PROGRESS=1 script -qec "'$GPUPLAN' probe --device cpu --quick -o '$TMP/pty.toml' --force" /dev/null >"$TMP/pty" 2>&1
+  ! grep -q "gpuplan: probe:" "$TMP/pty" || fail "GPUPLAN_NO_PROGRESS=1 still shows progress: $(cat -v "$TMP/pty")"
+fi
 num() { sed -n "/metric = \"$1\"/,/^status/s/^value = \([0-9.e+]*\)$/\1/p" "$TMP/cpu.toml"; }
 gflops=$(num gemm_fp32); gbs=$(num stream_triad)
 # Broad physical bounds for any machine that runs CI: 1 GFLOP/s to 100 TFLOP/s; 0.5 GB/s to 2 TB/s.

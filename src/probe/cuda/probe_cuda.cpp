@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gpuplan/calibration/calibration.hpp"
+#include "gpuplan/output.hpp"
 #include "kernels.hpp"
 
 using namespace gpuplan;
@@ -309,6 +310,8 @@ int probe(int device, bool quick) {
   void* ws = nullptr;
   check(cudaMalloc(&ws, ws_bytes), "cudaMalloc workspace");
   const std::vector<long> sizes = quick ? std::vector<long>{1024, 4096, 8192} : std::vector<long>{512, 1024, 2048, 4096, 8192, 16384};
+  // Progress on a terminal: each GEMM size, the three HBM streams, host copies, launches, peer copies.
+  gpuplan::Progress progress("probe", static_cast<int>(std::size(gemm_types) * sizes.size()) + 6);
   for (const auto& g : gemm_types) {
     if (cc < g.min_cc) {
       Measurement m;
@@ -321,6 +324,7 @@ int probe(int device, bool quick) {
     std::vector<Measurement> per_size;
     std::vector<long> size_of;
     for (long n : sizes) {
+      progress.next(fmt::format("GEMM {} n = {}", g.name, n));
       const double dn = static_cast<double>(n);
       const double need = dn * dn * (2.0 * static_cast<double>(g.ab_bytes) + static_cast<double>(g.cd_bytes));
       if (need > 0.8 * static_cast<double>(free_b)) continue;
@@ -364,6 +368,7 @@ int probe(int device, bool quick) {
     struct K { StreamKind k; const char* metric; double arrays; const char* counting; };
     for (const K& k : {K{StreamKind::read, "hbm_read", 1, "bytes read"}, K{StreamKind::copy, "hbm_copy", 2, "bytes read + written"},
                        K{StreamKind::triad, "hbm_triad", 3, "2 reads + 1 write per element"}}) {
+      progress.next(k.metric);
       auto run = [&] { check(probe_stream(k.k, a, b, cc_buf, floats, blocks, timer.stream), "stream kernel"); };
       c.measurements.push_back(measured(k.metric, "B/s", timer.rates(run, k.arrays * static_cast<double>(bytes), samples, warm),
                                         fmt::format("own kernel, float4 grid-stride, __ldcg/__stcg; counts {}", k.counting),
@@ -381,6 +386,7 @@ int probe(int device, bool quick) {
 
   // Pinned host <-> device copies.
   {
+    progress.next("host copies");
     const std::size_t hb = (quick ? 64u : 256u) << 20;
     void *h = nullptr, *dbuf = nullptr;
     check(cudaHostAlloc(&h, hb, cudaHostAllocPortable), "cudaHostAlloc");
@@ -398,6 +404,7 @@ int probe(int device, bool quick) {
   // Kernel launch: back-to-back on the device (events around many empty kernels) and the host
   // round trip (launch then synchronise).
   {
+    progress.next("kernel launches");
     auto launch = [&] { check(probe_empty(timer.stream), "empty kernel"); };
     std::vector<double> per = timer.rates(launch, 1, samples, warm, 0.01);
     for (double& x : per) x = 1 / x;  // seconds per launch
@@ -415,6 +422,7 @@ int probe(int device, bool quick) {
   // Peer to peer, device 0 -> 1, when there are two devices that can reach each other.
   int can = 0;
   if (count > 1 && cudaDeviceCanAccessPeer(&can, device, (device + 1) % count) == cudaSuccess && can) {
+    progress.next("peer copies");
     const int peer = (device + 1) % count;
     const std::size_t pb = 256u << 20;
     void *src = nullptr, *dst = nullptr;
