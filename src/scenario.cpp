@@ -31,6 +31,34 @@ Recompute parse_recompute(const std::string& s) {
   fail(Exit::usage, fmt::format("--recompute '{}' is not known; expected none, selective or full", s));
 }
 
+std::string offload_name(int o) {
+  switch (o) {
+    case offload_none: return "none";
+    case offload_optimizer: return "optimizer";
+    case offload_activations: return "activations";
+    case offload_optimizer | offload_activations: return "optimizer+activations";
+    case offload_optimizer | offload_weights: return "optimizer+weights";
+    case offload_optimizer | offload_weights | offload_activations: return "all";
+  }
+  return "weights";  // weights without the optimizer: refused by offload_problem
+}
+
+int parse_offload(const std::string& s) {
+  for (int o : {0, 1, 4, 5, 3, 7})
+    if (s == offload_name(o)) return o;
+  fail(Exit::usage, fmt::format("--offload '{}' is not known; expected none, optimizer, activations, "
+                                "optimizer+activations, optimizer+weights or all", s));
+}
+
+const char* offload_problem(const Layout& l) {
+  if ((l.offload & offload_optimizer) && l.zero < 1) return "optimizer offload needs ZeRO 1, 2 or 3";
+  if ((l.offload & offload_weights) && (l.zero < 3 || !(l.offload & offload_optimizer)))
+    return "weight offload needs ZeRO-3 and the optimizer offloaded too";
+  if ((l.offload & offload_activations) && l.recompute != Recompute::full)
+    return "activation offload needs full recomputation";
+  return "";
+}
+
 bool Scenario::has(const std::string& name) const { return std::find(given.begin(), given.end(), name) != given.end(); }
 
 Job resolve(const Scenario& s, const Catalog& catalog) {
@@ -84,6 +112,22 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
                                   s.precision, j.device.id, s.precision, s.precision));
   st.train.weight_bytes = (st.compute_dtype == DType::fp32 || st.compute_dtype == DType::tf32) ? 4 : 2;
   st.eff = default_efficiency(j.device.family);
+  // Offloaded training state shares the host's memory and bandwidth among the node's devices; a
+  // device with unified memory (or no host link) has nowhere else to put it.
+  const Device host = resolve_host(s, catalog, j.device);
+  if (host.id != j.device.id && j.device.host.bw_per_direction.value() > 0) {
+    const double per = std::max(1, j.device.devices_per_node);
+    st.train.host_memory = host.memory / per;
+    st.host_memory_bw = host.memory_bw / per;
+    j.host_note = fmt::format("host memory {} and bandwidth {} per device for offload: {} shared by {} device{} ({})",
+                              format_iec(st.train.host_memory.value()), format_si(st.host_memory_bw.value(), "B/s"),
+                              host.id, j.device.devices_per_node, j.device.devices_per_node > 1 ? "s" : "",
+                              s.host.empty() ? "default host; --host chooses another" : "--host");
+  } else if (s.layout.offload.value_or(offload_none) != offload_none) {
+    fail(Exit::usage, fmt::format("--offload {}: {} has no separate host memory to offload to (unified memory or no "
+                                  "host link); use --offload none",
+                                  offload_name(*s.layout.offload), j.device.id));
+  }
   j.facility = resolve_facility(s, catalog, j.device);
   if (!s.scale_out.empty()) j.device.scale_out = j.facility.scale_out;  // the step's collectives use it too
   resolve_calibration(s, j);

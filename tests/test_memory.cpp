@@ -145,13 +145,26 @@ TEST_CASE("fewest GPUs for a 405B dense model on 80 GB devices", "[memory][searc
   Job j = resolve(s, c);
   StepModel sm{j.model, j.params, j.device, j.step};
   SECTION("ZeRO-3 wins when the layout is free") {
-    MinGpus mg = min_gpus_for_memory(sm, s.layout, 1 << 16);
+    LayoutConstraints on_devices;
+    on_devices.offload = offload_none;
+    MinGpus mg = min_gpus_for_memory(sm, on_devices, 1 << 16);
     REQUIRE(mg.gpus > 0);
     CHECK(mg.best.layout.zero == 3);
     // Hand bound: 18 bytes x 405.85B params / 80 GB = 91.3 devices even with nothing else.
     CHECK(mg.gpus >= 92);
     CHECK(mg.gpus <= 130);
     CHECK(mg.best.memory.total().value() <= 80e9);
+  }
+  SECTION("optimizer offload holds it on fewer, within the host's share") {
+    // Each H100 gets a share of the default host (cpu-server, 768 GB over 8 devices = 96 GB);
+    // the fp32 master weights, moments and gradient partition, 16 bytes a parameter, fill it:
+    // 16 x 405.85B / 96 GB = 67.6, so at least 68 devices.
+    MinGpus mg = min_gpus_for_memory(sm, s.layout, 1 << 16);
+    REQUIRE(mg.gpus > 0);
+    CHECK(mg.best.layout.offload == offload_optimizer);
+    CHECK(mg.gpus >= 68);
+    CHECK(mg.gpus < 92);
+    CHECK(mg.best.memory.host.value() <= 96e9);
   }
   SECTION("tensor plus pipeline parallelism wins without data-parallel sharding") {
     LayoutConstraints c0;
@@ -181,6 +194,7 @@ TEST_CASE("the search tries tensor parallelism beyond powers of two and every mi
   k.recompute = Recompute::none;
   k.interleave = 1;
   k.global_batch = 1536;
+  k.offload = offload_none;
   SECTION("tensor parallelism") {
     // 96 heads, MLP 49152 = 2^14 x 3: tp in 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, each dividing
     // 768 / 8 = 96 and leaving dp = 96 / tp dividing 1536: one layout per degree at mb = 1

@@ -128,6 +128,7 @@ struct Job {
   StepSettings step;
   std::vector<std::string> assumptions;
   std::vector<std::string> warnings;  // about the inputs (a sequence beyond the model's context)
+  std::string host_note;              // the host that takes offloaded training state (empty: none)
   Facility facility;
   std::optional<Calibration> calibration;
   std::string calibration_path;

@@ -118,6 +118,7 @@ MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const
 MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const TrainSettings& st, const Layout& l,
                                 const MemoryParts& parts) {
   MemoryBreakdown best;
+  double host = 0;
   for (int which = 0; which < parts.stages; ++which) {
     const MemoryParts::Stage& g = parts.stage[which];
     MemoryBreakdown mb;
@@ -135,12 +136,30 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
                                      : (l.zero == 2 && gr >= 4 ? sharded(gr, true) : gr * g.params));
     if (l.zero == 2 && gr < 4) mb.gradients += bytes(sharded(fp32_grad_partition, true));
     mb.optimizer = bytes(sharded(o, l.zero >= 1) + (l.zero == 1 ? sharded(fp32_grad_partition, true) : 0));
+    // Host offload (ZeRO-Offload, Ren et al. 2021, section 4.1): the fp32 master weights, the
+    // moments and an fp32 gradient partition live on the host, which runs the update; under
+    // ZeRO-2 and 3 each reduced gradient bucket goes straight there. ZeRO-Infinity's parameter
+    // offload (Rajbhandari et al. 2021) keeps the 16-bit weight shard there too, fetched layer
+    // by layer into the gathered-tensor buffers.
+    if (l.offload & offload_optimizer) {
+      mb.optimizer = bytes(0);
+      if (l.zero >= 2) mb.gradients = bytes(l.zero == 2 && gr < 4 ? gr * g.params : 0);
+      mb.host += bytes(sharded(o + 4, true));
+    }
+    if (l.offload & offload_weights) {
+      mb.host += mb.weights;
+      mb.weights = bytes(0);
+    }
 
     // Interleaving keeps (p-1)/(p v) more in flight on the first stage (Korthikanti Section 4.2.3).
     double in_flight = g.in_flight;
     if (which == 0 && l.interleave > 1 && l.pp > 1)
       in_flight *= 1.0 + static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.interleave);
     Bytes act = g.per_layer * (g.layers * in_flight);
+    if (l.offload & offload_activations) {  // the checkpoints go to the host; two in transit stay
+      mb.host += act;
+      act = g.per_layer * std::min(2.0, g.layers * in_flight);
+    }
     if (l.recompute == Recompute::full) act += g.working;
     if (g.dropout > 0) act += bytes(g.dropout * in_flight);
     act += g.output;
@@ -152,7 +171,9 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     mb.buffers += g.pipe_buffers;
     mb.reserve = st.reserve;
     if (which == 0 || mb.total() > best.total()) best = mb;
+    host = std::max(host, mb.host.value());
   }
+  best.host = bytes(host);  // each stage's devices share the host: the most loaded one must fit too
   return best;
 }
 

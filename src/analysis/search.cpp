@@ -17,7 +17,7 @@ bool better(const Candidate& a, const Candidate& b) {
   const Layout &x = a.layout, &y = b.layout;
   auto key = [](const Layout& l) {
     return std::make_tuple(l.tp, l.pp, l.cp, l.ep, l.zero, l.micro_batch, static_cast<int>(l.recompute), l.interleave,
-                           l.sequence_parallel);
+                           l.sequence_parallel, l.offload);
   };
   return key(x) < key(y);
 }
@@ -141,7 +141,8 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
                     // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
                     // stage holds ceil(layers / pp) layers in v chunks.
                     if (v > 1 && (pp == 1 || m.layers < pp * v || micro_batches % pp)) return;
-                    Layout l{tp, pp, dp, cp, ep, zero, recompute, mb, gb, v, sp};
+                    Layout l{tp, pp, dp, cp, ep, zero, recompute, mb, gb, v, sp, c.offload.value_or(offload_none)};
+                    if (*offload_problem(l)) return;
                     ++count;
                     if constexpr (std::is_same_v<decltype(f(l)), bool>) stop = !f(l);
                     else f(l);
@@ -155,6 +156,40 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
     });
   });
   return count;
+}
+
+// The sets of host offload the search tries, least moved first. Offload is the last resort, as
+// practitioners use it: only on a device count where no layout fits on the devices alone (it
+// only adds time, and a published run that fits does not offload), unless --offload fixes it.
+constexpr std::array<int, 5> offload_sets{offload_optimizer, offload_activations, offload_optimizer | offload_activations,
+                                          offload_optimizer | offload_weights,
+                                          offload_optimizer | offload_weights | offload_activations};
+
+// Whether the search should retry a count with offload: not fixed by the user, a host to
+// offload to, and nothing fits without.
+bool offload_fallback(const StepModel& sm, const LayoutConstraints& c) {
+  return !c.offload && sm.settings.train.host_memory.value() > 0;
+}
+
+// Calls f(layout, memory) for l if it fits, else, with `offload`, for each offloaded variant of
+// l that can run and fits, until f returns false. Counts the variants tried in `evaluated`;
+// returns false when f stopped it.
+template <typename F>
+bool fitting(const StepModel& sm, const Layout& l, const MemoryParts& parts, double capacity, bool offload,
+             long& evaluated, F f) {
+  const TrainSettings& st = sm.settings.train;
+  MemoryBreakdown mem = training_memory(sm.model, sm.params, st, l, parts);
+  if (mem.fits(capacity, st)) return f(l, mem);
+  if (!offload) return true;
+  for (int o : offload_sets) {
+    Layout x = l;
+    x.offload = o;
+    if (*offload_problem(x)) continue;
+    ++evaluated;
+    mem = training_memory(sm.model, sm.params, st, x, parts);
+    if (mem.fits(capacity, st) && !f(x, mem)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -177,6 +212,7 @@ Layout layout_from(const LayoutConstraints& c, int gpus_hint) {
   l.global_batch = c.global_batch.value_or(0);
   l.interleave = c.interleave.value_or(1);
   l.sequence_parallel = c.sequence_parallel.value_or(l.tp > 1);
+  l.offload = c.offload.value_or(offload_none);
   return l;
 }
 
@@ -195,9 +231,8 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     have_step = false;
     return true;
   };
-  r.evaluated = enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
-    MemoryBreakdown mem = training_memory(sm.model, sm.params, sm.settings.train, l, mparts);
-    if (mem.total().value() > capacity) return;  // prune before timing
+  long variants = 0;
+  auto consider = [&](const Layout& l, const MemoryBreakdown& mem) {  // prune before timing: only what fits
     ++r.fitting;
     if (!have_step) {
       sparts = step_parts(sm, l);
@@ -208,12 +243,34 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     cand.memory = mem;
     cand.time = step_time(sm, l, sparts);
     cand.tokens_per_s = l.global_batch * seq / cand.time.total;
-    if (static_cast<int>(r.top.size()) == top_k && !better(cand, r.top.back())) return;
+    if (static_cast<int>(r.top.size()) == top_k && !better(cand, r.top.back())) return true;
     auto pos = std::upper_bound(r.top.begin(), r.top.end(), cand, better);
     r.top.insert(pos, cand);
     if (static_cast<int>(r.top.size()) > top_k) r.top.pop_back();
-  }, group);
+    return true;
+  };
+  for (const bool offload : {false, true}) {
+    if (offload && (r.fitting > 0 || !offload_fallback(sm, c))) break;
+    r.evaluated += enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
+      fitting(sm, l, mparts, capacity, offload, variants, consider);
+    }, group);
+  }
+  r.evaluated += variants;
   return r;
+}
+
+bool fits_on_devices(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens) {
+  const double capacity = sm.device.usable_memory().value();
+  MemoryParts mparts;
+  bool fits = false;
+  enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
+    fits = training_memory(sm.model, sm.params, sm.settings.train, l, mparts).fits(capacity, sm.settings.train);
+    return !fits;
+  }, [&](const Layout& l) {
+    mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
+    return true;
+  });
+  return fits;
 }
 
 bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
@@ -235,11 +292,18 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
     return true;
   };
-  enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
-    if (training_memory(sm.model, sm.params, sm.settings.train, l, mparts).total().value() > capacity) return true;
-    found = l.global_batch * seq / step_time(sm, l, sparts).total >= tokens_per_s;
-    return !found;
-  }, group);
+  long variants = 0;
+  for (const bool offload : {false, true}) {
+    // Offload only where no layout fits on the devices (as search_layouts), which the groups
+    // skipped above cannot tell: ask memory alone, stopping at the first layout that fits.
+    if (offload && (found || !offload_fallback(sm, c) || fits_on_devices(sm, gpus, c, batch_tokens))) break;
+    enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
+      return fitting(sm, l, mparts, capacity, offload, variants, [&](const Layout& x, const MemoryBreakdown&) {
+        found = x.global_batch * seq / step_time(sm, x, sparts).total >= tokens_per_s;
+        return !found;
+      });
+    }, group);
+  }
   return found;
 }
 
@@ -253,20 +317,28 @@ MinGpus min_gpus_for_memory(const StepModel& sm, const LayoutConstraints& c, int
     bool found = false;
     Candidate best;
     double best_total = 0;
-    out.evaluated += enumerate(sm.model, sm.settings.train, n, cc, sm.settings.train.seq_len, [&](const Layout& l0) {
-      Layout l = l0;
-      l.global_batch = 0;  // memory only: assume enough micro-batches to fill the pipeline
-      MemoryBreakdown mem = training_memory(sm.model, sm.params, sm.settings.train, l);
-      double total = mem.total().value();
-      if (total > capacity) return;
-      // Among fitting layouts prefer the least memory, then the simpler layout.
-      if (!found || total < best_total) {
-        found = true;
-        best_total = total;
-        best.layout = l;
-        best.memory = mem;
-      }
-    });
+    long variants = 0;
+    for (const bool offload : {false, true}) {
+      if (offload && (found || !offload_fallback(sm, cc))) break;
+      out.evaluated += enumerate(sm.model, sm.settings.train, n, cc, sm.settings.train.seq_len, [&](const Layout& l0) {
+        Layout l = l0;
+        l.global_batch = 0;  // memory only: assume enough micro-batches to fill the pipeline
+        fitting(sm, l, memory_parts(sm.model, sm.params, sm.settings.train, l), capacity, offload, variants,
+                [&](const Layout& x, const MemoryBreakdown& mem) {
+                  // Among fitting layouts prefer the least offloaded, then the least memory.
+                  const double total = mem.total().value();
+                  if (!found || x.offload < best.layout.offload ||
+                      (x.offload == best.layout.offload && total < best_total)) {
+                    found = true;
+                    best_total = total;
+                    best.layout = x;
+                    best.memory = mem;
+                  }
+                  return true;
+                });
+      });
+    }
+    out.evaluated += variants;
     if (found) {
       out.gpus = n;
       out.best = best;

@@ -240,10 +240,39 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   r.ep_per_micro = ep_per_micro;
   r.bwd = bwd;
   r.mem_bw = mem_bw;
+  r.host_bw = d.host.bw_per_direction.value() * e.link;
+  r.host_mem_bw = st.host_memory_bw.value() * e.memory;
+  r.checkpoints = per_stage * 2 * tokens * h / (sp ? t : 1);
   return r;
 }
 
 StepTime step_time(const StepModel& sm, const Layout& l) { return step_time(sm, l, step_parts(sm, l)); }
+
+namespace {
+
+// Host offload: the host-link time left exposed per step, and the host's update in place of the
+// device's (`optimizer`). The optimizer (ZeRO-Offload, Ren et al. 2021): 16-bit gradients go
+// down while the backward pass runs (hidden as the data-parallel traffic is), the host's
+// CPU-Adam reads gradient, master weights and moments and writes them and the 16-bit weights
+// back (2 o + 4 + w bytes a parameter, bound by its memory bandwidth), and the new weights come
+// up before the next forward pass. Weights (ZeRO-Infinity) come up twice per micro-batch,
+// forward and backward, and activation checkpoints go down and back once, each prefetched
+// layer by layer behind that micro-batch's compute: only what exceeds it shows.
+double offload_s(const StepSettings& st, const Layout& l, const StepParts& p, double local_params, int mbs,
+                 double& optimizer) {
+  const double w = st.train.weight_bytes, o = optimizer_bytes_per_param(st.train.optimizer);
+  double exposed = 0;
+  if (l.offload & offload_optimizer) {
+    optimizer = local_params * (2 * o + 4 + w) / p.host_mem_bw;
+    const double one_way = local_params * w / p.host_bw;
+    exposed += one_way * (1 - st.dp_overlap) + one_way;
+  }
+  if (l.offload & offload_weights) exposed += mbs * std::max(0.0, 2 * local_params * w / p.host_bw - p.per_micro);
+  if (l.offload & offload_activations) exposed += mbs * std::max(0.0, 2 * p.checkpoints / p.host_bw - p.per_micro);
+  return exposed;
+}
+
+}  // namespace
 
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const StepSettings& st = sm.settings;
@@ -276,8 +305,9 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   double local_params = l.zero >= 1 ? p.stage.dense / n_dp + p.stage.expert / std::max(1.0, double(n_dp) / l.ep)
                                     : p.stage.total();
   r.optimizer = local_params * 28 / p.mem_bw;
+  if (l.offload) r.offload = offload_s(st, l, p, local_params, mbs, r.optimizer);
 
-  r.total = r.compute + r.tp_comm + r.cp_comm + r.ep_comm + r.pp_comm + r.bubble + r.dp_comm + r.optimizer;
+  r.total = r.compute + r.tp_comm + r.cp_comm + r.ep_comm + r.pp_comm + r.bubble + r.dp_comm + r.optimizer + r.offload;
   const double step_tokens = static_cast<double>(mbs) * l.micro_batch * l.dp * st.train.seq_len;
   r.model_flops = model_flops_per_token(sm.model, sm.params, st.train.seq_len) * step_tokens;
   r.hardware_flops = r.model_flops * (l.recompute == Recompute::full ? 4.0 / 3.0 : 1.0);

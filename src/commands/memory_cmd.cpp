@@ -23,7 +23,7 @@ std::string bar(double part, double whole) {
   return s;
 }
 
-void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity, std::string title) {
+void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity, double host_capacity, std::string title) {
   Table t;
   t.title = std::move(title);
   t.headers = {"term", "bytes", "GiB", "share", ""};
@@ -36,6 +36,9 @@ void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity, st
   }
   t.add_row({"total", format_exact(std::round(total)), format_iec(total), "", ""});
   t.add_row({"capacity", format_exact(capacity), format_iec(capacity), format_sig(100 * total / capacity) + "% used", ""});
+  if (mb.host.value() > 0)
+    t.add_row({"host (offloaded)", format_exact(std::round(mb.host.value())), format_iec(mb.host.value()),
+               format_sig(100 * mb.host.value() / host_capacity) + "% of " + format_iec(host_capacity), ""});
   doc.tables.push_back(t);
 }
 
@@ -43,7 +46,9 @@ void set_memory_json(Value& v, const MemoryBreakdown& mb, const Job& j, double c
   for (const auto& term : memory_terms()) v.set(std::string(term.key) + "_bytes", std::round(term.of(mb)));
   v.set("total_bytes", std::round(mb.total().value()));
   v.set("capacity_bytes", capacity);
-  v.set("fits", mb.total().value() <= capacity);
+  v.set("host_bytes", std::round(mb.host.value()));
+  v.set("host_capacity_bytes", std::round(j.step.train.host_memory.value()));
+  v.set("fits", mb.fits(capacity, j.step.train));
   v.set("params_total", j.params.total);
   v.set("params_active", j.params.active);
   v.set("params_per_device", std::round(mb.params_per_device));
@@ -58,6 +63,7 @@ void check_layout(const ModelArch& m, const Layout& l, int seq_len) {
   if (seq_len % l.cp) fail(Exit::usage, fmt::format("--cp {} does not divide --seq-len {}", l.cp, seq_len));
   if (l.ep > 1 && (!m.moe() || m.experts % l.ep))
     fail(Exit::usage, fmt::format("--ep {} needs an MoE model whose expert count it divides", l.ep));
+  if (*offload_problem(l)) fail(Exit::usage, fmt::format("--offload {}: {}", offload_name(l.offload), offload_problem(l)));
   if (l.global_batch > 0 && l.global_batch % (l.micro_batch * l.dp))
     fail(Exit::usage, fmt::format("--global-batch {} is not a multiple of micro-batch x dp = {}", l.global_batch,
                                   l.micro_batch * l.dp));
@@ -139,13 +145,14 @@ Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions&
   v.set("warnings", warnings_json(j.warnings));
   doc.data = v;
   doc.warnings = j.warnings;
-  add_breakdown(doc, mb, capacity,
-                fmt::format("{} on {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, seq {}",
+  add_breakdown(doc, mb, capacity, j.step.train.host_memory.value(),
+                fmt::format("{} on {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, seq {}{}",
                             j.model.id, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
-                            l.micro_batch, j.step.train.seq_len));
-  if (o.min_gpus) doc.lines.push_back(fmt::format("fewest devices: {} ({})", v.find("min_gpus")->as_number(),
-                                                  mb.total().value() <= capacity ? "fits" : "does not fit"));
-  else doc.lines.push_back(mb.total().value() <= capacity ? "fits" : "does not fit");
+                            l.micro_batch, j.step.train.seq_len,
+                            l.offload ? ", offload " + offload_name(l.offload) : std::string()));
+  const char* fit = mb.fits(capacity, j.step.train) ? "fits" : "does not fit";
+  if (o.min_gpus) doc.lines.push_back(fmt::format("fewest devices: {} ({})", v.find("min_gpus")->as_number(), fit));
+  else doc.lines.push_back(fit);
   if (o.explain) {
     const double p = mb.params_per_device;
     doc.lines.push_back("");
@@ -162,6 +169,7 @@ Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions&
     doc.lines.push_back(fmt::format("buffers: 2 x 25 MB gradient buckets, ZeRO-3 gather 4 x largest tensor, pipeline "
                                     "send/receive; reserve {} (CUDA context, workspace; --reserve)",
                                     format_iec(mb.reserve.value())));
+    if (l.offload) doc.lines.push_back(j.host_note);
     for (const auto& a : j.assumptions) doc.lines.push_back(a);
   }
   return doc;

@@ -59,7 +59,7 @@ Scenario pinned(const Scenario& varied, const std::string& input, const std::opt
   s.gpus = base->answer.gpus;
   s.deadline_s = 0;
   s.layout = LayoutConstraints{l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, l.micro_batch, l.global_batch, l.interleave,
-                               l.recompute, l.sequence_parallel};
+                               l.recompute, l.sequence_parallel, l.offload};
   return s;
 }
 

@@ -24,9 +24,10 @@ Table step_table(const Candidate& c, const Job& j, int gpus) {
   Table t;
   const Layout& l = c.layout;
   t.title = fmt::format("{} on {} x {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, global "
-                        "batch {}, interleave {}, sequence parallel {}",
+                        "batch {}, interleave {}, sequence parallel {}{}",
                         j.model.id, gpus, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
-                        l.micro_batch, l.global_batch, l.interleave, l.sequence_parallel ? "on" : "off");
+                        l.micro_batch, l.global_batch, l.interleave, l.sequence_parallel ? "on" : "off",
+                        l.offload ? ", offload " + offload_name(l.offload) : std::string());
   t.headers = {"step term", "time", "share"};
   t.right = {false, true, true};
   for (const auto& term : step_terms()) {
@@ -108,6 +109,7 @@ TrainRun train_run(const Catalog& catalog, const Scenario& s) {
   r.job = resolve(s, catalog);
   r.question = train_question(r.job, s);
   r.answer = plan_training(r.question);
+  if (r.answer.best.layout.offload) r.job.assumptions.push_back(r.job.host_note);
   r.question.storage.system = nullptr;  // it pointed into r.job, which moves with the return
   const Facility& fac = r.job.facility;
   r.cluster = cluster_of(fac, s, r.answer.gpus, r.answer.storage.units);

@@ -13,7 +13,7 @@ using L = const Layout&;
 std::string on_off(bool b) { return b ? "on" : "off"; }
 
 // clang-format off
-const std::array<Field<Layout>, 11> layout_table{{
+const std::array<Field<Layout>, 12> layout_table{{
     {"tp", [](L l) { return Value(l.tp); }, "tp"},
     {"pp", [](L l) { return Value(l.pp); }, "pp"},
     {"dp", [](L l) { return Value(l.dp); }, "dp"},
@@ -26,10 +26,11 @@ const std::array<Field<Layout>, 11> layout_table{{
     {"interleave", [](L l) { return Value(l.interleave); }, "v"},
     {"sequence_parallel", [](L l) { return Value(l.sequence_parallel); }, "sp",
      [](L l) { return on_off(l.sequence_parallel); }, false},
+    {"offload", [](L l) { return Value(offload_name(l.offload)); }, "offload", nullptr, false},
 }};
 
 using S = const StepTime&;
-const std::array<Term<StepTime>, 8> step_table{{
+const std::array<Term<StepTime>, 9> step_table{{
     {"compute_s", "compute", [](S t) { return t.compute; }},
     {"tp_comm_s", "tensor-parallel comm", [](S t) { return t.tp_comm; }},
     {"pp_comm_s", "pipeline comm", [](S t) { return t.pp_comm; }},
@@ -38,6 +39,7 @@ const std::array<Term<StepTime>, 8> step_table{{
     {"ep_comm_s", "expert-parallel comm", [](S t) { return t.ep_comm; }},
     {"bubble_s", "pipeline bubble", [](S t) { return t.bubble; }},
     {"optimizer_s", "optimizer", [](S t) { return t.optimizer; }},
+    {"offload_s", "host offload transfers", [](S t) { return t.offload; }},
 }};
 
 using M = const MemoryBreakdown&;
@@ -51,7 +53,7 @@ const std::array<Term<MemoryBreakdown>, 6> memory_table{{
 }};
 
 using R = const RankedLayout&;
-const std::array<Field<RankedLayout>, 11> ranked_table_fields{{
+const std::array<Field<RankedLayout>, 12> ranked_table_fields{{
     {"", nullptr, "rank", [](R r) { return std::to_string(r.rank); }},
     {"gpus", [](R r) { return Value(r.gpus); }},
     {"layout", [](R r) { return fields_object(layout_fields(), r.c->layout); }},
@@ -66,6 +68,7 @@ const std::array<Field<RankedLayout>, 11> ranked_table_fields{{
      [](R r) { return format_iec(r.c->memory.total().value()); }},
     {"memory_breakdown_bytes", [](R r) { return terms_object(memory_terms(), r.c->memory, true); }},
     {"capacity_bytes", [](R r) { return Value(r.capacity); }},
+    {"host_memory_per_gpu_bytes", [](R r) { return Value(std::round(r.c->memory.host.value())); }},
 }};
 // clang-format on
 

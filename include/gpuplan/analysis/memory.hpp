@@ -17,6 +17,7 @@ struct TrainSettings {
   bool flash_attention = true;
   Bytes reserve = bytes(1024.0 * 1024 * 1024);  // CUDA context, cuBLAS workspace, allocator slack
   Bytes bucket = bytes(2 * 25e6);  // two 25 MB gradient buckets in flight (PyTorch DDP bucket_cap_mb)
+  Bytes host_memory = bytes(0);     // host memory per device for offload (its share of the node's); 0: none
 };
 
 // Bytes of optimizer state per parameter, fp32 master weights included: Adam 12, 8-bit Adam 6, SGD 8.
@@ -35,7 +36,12 @@ struct MemoryBreakdown {
         buffers = bytes(0), reserve = bytes(0);
   double params_per_device = 0;
   bool last_stage = false;  // whether the last pipeline stage is the most loaded
+  Bytes host = bytes(0);    // what the layout offloads to host memory (not in total())
   Bytes total() const { return weights + gradients + optimizer + activations + buffers + reserve; }
+  // Within the device's memory and its share of the host's.
+  bool fits(double capacity, const TrainSettings& s) const {
+    return total().value() <= capacity && host.value() <= s.host_memory.value();
+  }
 };
 
 // Activation bytes held by one layer for one micro-batch (Korthikanti Table 2, generalised to

@@ -1,7 +1,9 @@
 #pragma once
 // Exhaustive layout search: tp x pp x dp x cp x ep x micro-batch x recompute x ZeRO x
 // interleaving x sequence parallelism, honouring divisibility and the user's constraints,
-// pruning layouts that do not fit before timing them.
+// pruning layouts that do not fit before timing them. Where no layout of a count fits on the
+// devices, each is tried again with its state offloaded to the host (optimizer, activations,
+// weights: every set its ZeRO stage and recomputation allow), unless --offload fixes the set.
 #include <vector>
 
 #include "gpuplan/analysis/step.hpp"
@@ -37,6 +39,9 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
 // yes-or-no at one count, several times cheaper than ranking every layout.
 bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
                         double tokens_per_s);
+
+// Whether some layout of `gpus` devices fits on the devices, without offload (stops at the first).
+bool fits_on_devices(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens);
 
 // The fewest devices (any count) for which some layout fits in memory; gpus = 0 if none
 // up to max_gpus. The layout's step time is not considered.

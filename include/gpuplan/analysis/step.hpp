@@ -32,10 +32,14 @@ struct StepSettings {
   // Megatron's default; NeMo's userbuffers (TP) and DeepSeek's DualPipe (EP) hide most of it.
   double tp_overlap = 0, ep_overlap = 0;
   double framework_overhead = 0.03;  // kernel launches, synchronisation, data loading (share of compute)
+  // The host's memory bandwidth per device (its share of the node's), for an offloaded
+  // optimizer's update; 0: no host to offload to.
+  ByteRate host_memory_bw = bytes_per_s(0);
 };
 
 struct StepTime {
   double compute = 0, tp_comm = 0, pp_comm = 0, dp_comm = 0, cp_comm = 0, ep_comm = 0, bubble = 0, optimizer = 0;
+  double offload = 0;  // exposed host-link transfers of offloaded state (the host's update is `optimizer`)
   double total = 0;
   double model_flops = 0;     // per step, 6N + 12 L s d_attn per token (attention counted causal-halved? no: full)
   double hardware_flops = 0;  // model FLOPs plus recomputation
@@ -73,6 +77,8 @@ struct StepParts {
   int n_dp = 1;       // dp x cp
   double grad_gather = 0, weight_gather = 0, grad_allreduce = 0;  // over the dp x cp ranks
   double mem_bw = 0;  // achieved memory bandwidth (the optimizer update)
+  double host_bw = 0, host_mem_bw = 0;  // achieved host link (per direction) and host memory bandwidth
+  double checkpoints = 0;  // bytes of one micro-batch's layer-input checkpoints on the stage (full recomputation)
 };
 StepParts step_parts(const StepModel& sm, const Layout& l);
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& parts);
