@@ -11,6 +11,7 @@
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
+#include "gpuplan/xdg.hpp"
 #include "gpuplan/quantity.hpp"
 
 namespace gpuplan {
@@ -142,9 +143,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
 }
 
 std::string default_calibration_path(const std::string& accelerator) {
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  std::string base = xdg && *xdg ? xdg : home ? std::string(home) + "/.config" : std::string();
+  const std::string base = xdg_config_home();
   return base.empty() ? std::string() : base + "/gpuplan/calibration/" + accelerator + ".toml";
 }
 

@@ -5,6 +5,8 @@
 
 #include "gpuplan/analysis/model.hpp"
 #include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/scenario.hpp"
+#include "gpuplan/xdg.hpp"
 #include "gpuplan/error.hpp"
 
 using namespace gpuplan;
@@ -255,4 +257,32 @@ TEST_CASE("catalog records are found by their aliases in any case", "[catalog]")
   c.merge_text("[accelerators.h100-sxm]\naliases = \"lab-box, LB\"\n", "user.toml", d);
   CHECK(d.empty());
   CHECK(c.get("accelerators", "lb").id == "h100-sxm");
+}
+
+TEST_CASE("XDG base directories ignore relative and empty values and default under HOME", "[xdg]") {
+  // Base Directory Specification 0.8: a relative path in these variables is invalid and ignored.
+  auto keep = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::pair<std::string, bool>(v ? v : "", v != nullptr);
+  };
+  const auto home = keep("HOME"), config = keep("XDG_CONFIG_HOME"), data = keep("XDG_DATA_HOME"), dirs = keep("XDG_DATA_DIRS");
+  setenv("HOME", "/home/u", 1);
+  setenv("XDG_CONFIG_HOME", "relative/config", 1);
+  setenv("XDG_DATA_HOME", "", 1);
+  setenv("XDG_DATA_DIRS", "/opt/share::rel:/usr/share", 1);
+  CHECK(xdg_config_home() == "/home/u/.config");
+  CHECK(xdg_data_home() == "/home/u/.local/share");
+  CHECK(xdg_data_dirs() == std::vector<std::string>{"/opt/share", "/usr/share"});
+  CHECK(default_calibration_path("h100-sxm") == "/home/u/.config/gpuplan/calibration/h100-sxm.toml");
+  setenv("XDG_CONFIG_HOME", "/etc/u", 1);
+  unsetenv("XDG_DATA_DIRS");
+  CHECK(xdg_config_home() == "/etc/u");
+  CHECK(xdg_data_dirs() == std::vector<std::string>{"/usr/local/share", "/usr/share"});
+  CHECK(split_path_list("a::b:") == std::vector<std::string>{"a", "b"});
+  CHECK(split_path_list(nullptr).empty());
+  for (const auto& [name, v] : {std::pair{"HOME", home}, {"XDG_CONFIG_HOME", config}, {"XDG_DATA_HOME", data},
+                                {"XDG_DATA_DIRS", dirs}}) {
+    if (v.second) setenv(name, v.first.c_str(), 1);
+    else unsetenv(name);
+  }
 }

@@ -1,4 +1,5 @@
 #include "gpuplan/catalog/catalog.hpp"
+#include "gpuplan/xdg.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -256,22 +257,6 @@ bool Catalog::merge_path(const std::string& path, std::vector<Diagnostic>& diags
   return merge_text(read_file_capped(path, "catalog", 4 << 20), path, diags);
 }
 
-namespace {
-std::vector<std::string> split_colon(const char* value) {
-  std::vector<std::string> out;
-  if (!value) return out;
-  std::string s(value);
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    std::size_t end = s.find(':', start);
-    std::string part = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!part.empty()) out.push_back(part);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-}  // namespace
 
 std::vector<CatalogPath> catalog_paths(const std::vector<std::string>& extra) {
   std::vector<CatalogPath> out;
@@ -280,22 +265,14 @@ std::vector<CatalogPath> catalog_paths(const std::vector<std::string>& extra) {
     out.push_back({origin, p, fs::exists(p, ec)});
   };
   out.push_back({"built-in", "(compiled into the binary)", true});
-  // XDG base directory spec: relative entries are ignored; lowest priority first, and
-  // the first entry of XDG_DATA_DIRS is the most important, so it is merged last.
-  const char* dirs = std::getenv("XDG_DATA_DIRS");
-  std::vector<std::string> data_dirs = split_colon(dirs && *dirs ? dirs : "/usr/local/share:/usr/share");
+  // XDG base directories, lowest priority first: the first entry of XDG_DATA_DIRS is the most
+  // important, so it is merged last; XDG_DATA_HOME outranks them, XDG_CONFIG_HOME all three.
+  std::vector<std::string> data_dirs = xdg_data_dirs();
   std::reverse(data_dirs.begin(), data_dirs.end());
-  for (const auto& d : data_dirs)
-    if (!d.empty() && d.front() == '/') add("XDG_DATA_DIRS", d + "/gpuplan/catalogs");
-  // XDG_DATA_HOME (default ~/.local/share) outranks the system data directories.
-  const char* home = std::getenv("HOME");
-  const char* data_home = std::getenv("XDG_DATA_HOME");
-  if (data_home && *data_home == '/') add("XDG_DATA_HOME", std::string(data_home) + "/gpuplan/catalogs");
-  else if (home && *home) add("XDG_DATA_HOME", std::string(home) + "/.local/share/gpuplan/catalogs");
-  const char* config = std::getenv("XDG_CONFIG_HOME");
-  if (config && *config == '/') add("XDG_CONFIG_HOME", std::string(config) + "/gpuplan/catalogs");
-  else if (home && *home) add("XDG_CONFIG_HOME", std::string(home) + "/.config/gpuplan/catalogs");
-  for (const auto& p : split_colon(std::getenv("GPUPLAN_CATALOG_PATH"))) add("GPUPLAN_CATALOG_PATH", p);
+  for (const auto& d : data_dirs) add("XDG_DATA_DIRS", d + "/gpuplan/catalogs");
+  if (const std::string d = xdg_data_home(); !d.empty()) add("XDG_DATA_HOME", d + "/gpuplan/catalogs");
+  if (const std::string d = xdg_config_home(); !d.empty()) add("XDG_CONFIG_HOME", d + "/gpuplan/catalogs");
+  for (const auto& p : split_path_list(std::getenv("GPUPLAN_CATALOG_PATH"))) add("GPUPLAN_CATALOG_PATH", p);
   for (const auto& p : extra) add("--catalog", p);
   return out;
 }

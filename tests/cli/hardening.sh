@@ -96,4 +96,18 @@ expect_rc 0
 [ -L "$TMP/o/link.md" ] && fail "--force should replace the link itself"
 [ -e "$TMP/o/nowhere" ] && fail "--force followed the link"
 [ -z "$(find "$TMP/o" -name '.*.??????')" ] || fail "a temporary file was left: $(ls -a "$TMP/o")"
+# Host offload: an unknown set, a set the layout cannot run, a device with nowhere to offload.
+run train --model llama-3.1-8b --gpus 8 --offload weights
+expect_rc 2; expect_err "optimizer+weights"; expect_one_line_err
+run memory --model llama-3.1-8b --zero 0 --offload optimizer
+expect_rc 2; expect_err "optimizer offload needs ZeRO 1, 2 or 3"; expect_one_line_err
+run train --model llama-3.1-8b --gpu apple-m3-max --gpus 1 --offload optimizer
+expect_rc 2; expect_err "no separate host memory"; expect_one_line_err
+# Offload as the last resort: 16 H100 hold Llama 3.1 70B only with the optimizer on the host,
+# and the answer says so.
+run train --model llama-3.1-70b --gpus 16 --tokens 10B --get layout.offload
+expect_rc 0; [ "$(cat "$TMP/out")" = optimizer ] || fail "70B on 16 H100: offload $(cat "$TMP/out"), expected optimizer"
+run train --model llama-3.1-70b --gpus 16 --tokens 10B --offload none
+expect_rc 1; expect_err "does not fit"; expect_one_line_err
+
 finish

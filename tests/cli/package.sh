@@ -27,4 +27,24 @@ dpkg-deb -x "$deb" "$TMP/root"
 GPUPLAN="$TMP/root/usr/bin/gpuplan"
 run --version
 expect_rc 0; expect_out "gpuplan $(dpkg-deb -f "$deb" Version)"
+# What an installed user gets from the package's own files: the man pages render, and its bash
+# completion completes subcommands, flags and catalog ids (asking the packaged tool).
+if command -v mandoc >/dev/null; then
+  for page in man1/gpuplan.1 man5/gpuplan-plan.5 man5/gpuplan-catalog.5 man7/gpuplan-settings.7; do
+    f="$TMP/root/usr/share/man/$page"
+    [ -f "$f" ] || f="$f.gz"
+    { if [ "${f%.gz}" != "$f" ]; then gzip -dc "$f"; else cat "$f"; fi; } | mandoc -T utf8 >"$TMP/page" 2>/dev/null &&
+      [ -s "$TMP/page" ] || fail "the packaged $page does not render"
+  done
+  grep -q "ZeRO-Offload" "$TMP/page" || fail "the packaged gpuplan-settings(7) lacks the offload setting"
+fi
+if command -v bash >/dev/null; then
+  complete_packaged() {
+    PATH="$TMP/root/usr/bin:$PATH" bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+      _gpuplan; printf "%s\n" "${COMPREPLY[@]}"' _ "$TMP/root/usr/share/bash-completion/completions/gpuplan" gpuplan "$@"
+  }
+  [ "$(complete_packaged tr)" = train ] || fail "the packaged completion does not complete 'tr' to train"
+  complete_packaged train --off | grep -qx -- --offload || fail "the packaged completion lacks train --offload"
+  complete_packaged train --gpu h100 | grep -qx h100-sxm || fail "the packaged completion does not complete catalog ids"
+fi
 finish
