@@ -146,6 +146,14 @@ double parse_quantity(std::string_view text, QuantityKind kind) {
     return reject(rest.empty() ? std::string_view("has no unit") : std::string_view("has an unknown unit or trailing text"));
   }
   double result = value * factor;
+  // A decimal prefix reads as one decimal number: "32.8B" is 32.8e9, the double nearest
+  // 32,800,000,000, where 32.8 x 1e9 is 32,799,999,999.999996.
+  const std::string_view digits(begin, static_cast<std::size_t>(ptr - begin));
+  const double k = std::round(std::log10(factor));
+  if (factor > 1 && std::pow(10.0, k) == factor && digits.find_first_of("eE") == std::string_view::npos) {
+    const std::string decimal = fmt::format("{}e{}", digits, static_cast<int>(k));
+    std::from_chars(decimal.data(), decimal.data() + decimal.size(), result, std::chars_format::general);
+  }
   if (!std::isfinite(result)) return reject("is out of range");
   if (kind == QuantityKind::fraction && result > 1.0) return reject("is above 1 (100%)");
   return result;

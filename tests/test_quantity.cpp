@@ -84,3 +84,14 @@ TEST_CASE("rejections name the text and what is accepted", "[quantity]") {
   CHECK_THROWS_WITH(parse_quantity("2.49", Q::money_per_hour), Contains("has no unit"));
   CHECK_THROWS_AS(parse_quantity("1,5T", Q::count), QuantityError);
 }
+
+TEST_CASE("a decimal prefix reads as one decimal number", "[quantity]") {
+  // 32.8 x 1e9 in binary floating point is 32,799,999,999.999996; 32.8e9 is exactly 32.8 billion.
+  CHECK(parse_quantity("32.8B", Q::count) == 32800000000.0);
+  CHECK(parse_quantity("8.2B", Q::count) == 8200000000.0);
+  CHECK(parse_quantity("3.35TB/s", Q::byte_rate) == 3.35e12);
+  CHECK(parse_quantity("0.1k", Q::count) == 100.0);
+  // A binary prefix and an exponent keep the product.
+  CHECK(parse_quantity("1.5GiB", Q::bytes) == 1.5 * 1024 * 1024 * 1024);
+  CHECK(parse_quantity("1.5e3k", Q::count) == 1.5e3 * 1e3);
+}
