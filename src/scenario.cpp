@@ -265,6 +265,10 @@ std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& 
 
 }  // namespace
 
+FacilitySettings facility_settings(const Scenario& s) {
+  return FacilitySettings{s.oversubscription, s.has("site"), s.utilisation, s.years, usd(s.staff_per_year), s.buy};
+}
+
 Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Device& d) {
   Facility f;
   const Record& site = catalog.get("sites", s.site);

@@ -360,3 +360,87 @@ TEST_CASE("Bill settings reject bad values and unknown ids") {
   s.cloud = "nocloud";
   CHECK_THROWS_AS(resolve_facility(s, c, d), Error);
 }
+
+namespace {
+// A facility built by hand (no catalog): 8-device 10 kW nodes idling at 100 W a device, a
+// site at PUE 1.5, $0.10/kWh and 400 g CO2e/kWh, $2 a device-hour to rent, $30,000 to buy.
+Facility hand_facility() {
+  Facility f;
+  f.site.id = "hand";
+  f.site.pue = 1.5;
+  f.site.electricity = usd_per_joule(0.10 / 3.6e6);
+  f.site.gco2_per_kwh = 400;
+  f.node.devices = 8;
+  f.node.max_power = watts(10e3);
+  f.node.idle = watts(800);
+  f.scale_out.id = "radix-unknown";  // no radix: no switches, no fabric power
+  f.cloud = Quote{"rent", "hand", "", "", "", 2.0 / 3600, false};
+  f.purchase = Quote{"buy", "hand", "", "", "", 30000, false};
+  return f;
+}
+}  // namespace
+
+TEST_CASE("The bill of a run from a hand-built facility in closed form", "[bill]") {
+  const Facility f = hand_facility();
+  FacilitySettings s;
+  s.utilisation = 0.5;
+  s.years = 4;
+  const ClusterPower c = cluster_of(f, s, 16, 0);
+  REQUIRE(c.nodes == 2);
+  REQUIRE(c.power);
+  // Average draw: 2 nodes x 10 kW x 0.76 (training share of nameplate) x PUE 1.5 = 22.8 kW.
+  CHECK(c.power->facility_avg.value() == Approx(22.8e3));
+  const FacilityBill b = facility_bill(f, s, c, RunFacts{16, seconds(10 * 3600.0), 0.2});
+  CHECK_FALSE(b.per_year);
+  CHECK(*b.energy_mwh == Approx(0.228));        // 22.8 kW x 10 h
+  CHECK(*b.co2_t == Approx(0.0912));            // 228 kWh x 400 g
+  CHECK(*b.cost.electricity == Approx(22.8));   // 228 kWh x $0.10
+  CHECK(*b.cost.cloud == Approx(320));          // 16 devices x 10 h x $2
+  // Owning: $480,000 of devices; electricity over 4 years, half working at 22.8 kW and half idle
+  // at 2 x 800 W x 1.5 = 2.4 kW: 17,520 h x 25.2 kW x $0.10 = $44,150.40.
+  CHECK(*b.cost.capital == Approx(480000));
+  CHECK(*b.cost.owned_tco == Approx(524150.4));
+  CHECK(*b.cost.owned_per_year == Approx(524150.4 / 4));
+  // Renting for the working half of the same life: 16 x 17,520 h x $2.
+  CHECK(*b.cost.cloud_lifetime == Approx(560640));
+  CHECK(*b.cost.cloud_per_year == Approx(140160));
+  // Break-even: $480,000 over the monthly rent saved, 16 x $2 x 730 h x 0.5 = $11,680, less the
+  // owned cluster's running cost of $44,150.40 / 48 months.
+  CHECK(*b.cost.break_even_months == Approx(480000 / (11680 - 44150.4 / 48)));
+  CHECK(b.cost.lifetime_years == 4);
+  CHECK_FALSE(b.cost.owned_headline);
+  CHECK(b.comm_fraction == 0.2);
+}
+
+TEST_CASE("A facility's year counts its idle share at the idle draw", "[bill]") {
+  const Facility f = hand_facility();
+  FacilitySettings s;
+  s.utilisation = 0.5;
+  s.buy = true;
+  const ClusterPower c = cluster_of(f, s, 16, 0);
+  const FacilityBill b = facility_bill(f, s, c, RunFacts{16, seconds(0), -1});
+  CHECK(b.per_year);
+  CHECK(b.span.value() == 365.0 * 86400);
+  // (22.8 kW x 0.5 + 2.4 kW x 0.5) x 8,760 h = 110.376 MWh.
+  CHECK(*b.energy_mwh == Approx(110.376));
+  CHECK(*b.cost.cloud == Approx(16 * 8760 * 2.0));  // a year of renting every device
+  CHECK(b.cost.owned_headline);
+  // Without a power figure there is no energy, carbon, electricity or ownership.
+  Facility dark = f;
+  dark.node.max_power = watts(0);
+  const ClusterPower dc = cluster_of(dark, s, 16, 0);
+  const FacilityBill db = facility_bill(dark, s, dc, RunFacts{16, seconds(0), -1});
+  CHECK_FALSE(dc.power);
+  CHECK_FALSE(db.energy_mwh);
+  CHECK_FALSE(db.cost.owned_tco);
+  CHECK(db.cost.cloud);
+}
+
+TEST_CASE("A campus at the default site is warned to name one", "[bill]") {
+  Facility f = hand_facility();
+  FacilitySettings s;
+  // 10,000 devices: 1,250 nodes x 10 kW x PUE 1.5 = 18.75 MW at peak, above 10 MW.
+  CHECK(cluster_of(f, s, 10000, 0).warnings.size() == 1);
+  s.site_given = true;
+  CHECK(cluster_of(f, s, 10000, 0).warnings.empty());
+}

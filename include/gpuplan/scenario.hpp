@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuplan/analysis/cost.hpp"
+#include "gpuplan/analysis/facility.hpp"
 #include "gpuplan/analysis/inference.hpp"
 #include "gpuplan/analysis/power.hpp"
 #include "gpuplan/analysis/step.hpp"
@@ -90,37 +91,6 @@ struct Scenario {
   bool has(const std::string& name) const;
 };
 
-// One input of a result, for the assumptions list: its value, unit and where it came from
-// (a catalog record and its source, a documented default, or a flag).
-struct Assumption {
-  std::string name;
-  double number = 0;
-  std::string text;  // used instead of number when not empty
-  std::string unit;
-  std::string origin;
-};
-
-// The facility side of a job, resolved from the site, server, interconnect, storage and
-// price records.
-struct Facility {
-  Site site;
-  NodeSpec node;
-  double power_fraction = default_power_fraction;
-  Link scale_out;
-  int nics_per_node = 0;  // scale-out NICs per node (0: one per device, rail-optimised)
-  std::optional<StorageSystem> storage;
-  std::optional<Quote> cloud, purchase;
-  std::vector<Assumption> assumptions;
-  std::vector<std::string> warnings;
-  std::vector<std::string> cost_warnings;  // prices the catalog lacks (moot for a laptop question)
-  // Both, for a command that shows the bill.
-  std::vector<std::string> all_warnings() const {
-    std::vector<std::string> w = warnings;
-    w.insert(w.end(), cost_warnings.begin(), cost_warnings.end());
-    return w;
-  }
-};
-
 struct Job {
   ModelArch model;
   ParamCounts params;
@@ -151,5 +121,7 @@ Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d);
 
 // The facility part alone (gpuplan power needs no model).
 Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Device& device);
+// What the bill reads of a scenario.
+FacilitySettings facility_settings(const Scenario& s);
 
 }  // namespace gpuplan

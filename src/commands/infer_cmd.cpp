@@ -50,8 +50,9 @@ struct InferRun {
   bool runs = false;              // fits, or its offloaded layers fit in the host's memory
   std::optional<Sized> sized;     // a deployment sized for a load or the devices given
   int gpus = 1;                   // devices in use
+  FacilitySettings facility;
   ClusterPower cluster;
-  Bill bill;
+  FacilityBill bill;
   std::optional<double> usd_per_m, kwh_per_m;
   std::vector<Assumption> assumptions;
   std::vector<std::string> warnings;
@@ -174,15 +175,12 @@ double throughput(const InferRun& r) { return r.sized ? r.sized->throughput : 1 
 
 // The bill of an hour of the devices in use, and its cost and energy per million output tokens.
 void price(InferRun& r, const Scenario& s) {
-  r.cluster = cluster_of(r.job.facility, s, r.gpus, 0);
+  r.facility = facility_settings(s);
+  r.cluster = cluster_of(r.job.facility, r.facility, r.gpus, 0);
   r.warnings.insert(r.warnings.end(), r.cluster.warnings.begin(), r.cluster.warnings.end());
-  r.bill = make_bill(r.job.facility, s, r.cluster, RunFacts{r.gpus, seconds(3600), -1});
-  const auto number = [&](const char* key) -> std::optional<double> {
-    const Value* x = r.bill.cost.find(key);
-    return x && x->type() == Value::Type::number ? std::optional<double>(x->as_number()) : std::nullopt;
-  };
-  const auto cloud = number("cloud"), owned = number("owned_run");
-  const auto usd_per_hour = s.buy && owned ? owned : cloud ? cloud : owned;
+  r.bill = facility_bill(r.job.facility, r.facility, r.cluster, RunFacts{r.gpus, seconds(3600), -1});
+  const BillCost& cost = r.bill.cost;
+  const auto usd_per_hour = s.buy && cost.owned_run ? cost.owned_run : cost.cloud ? cost.cloud : cost.owned_run;
   r.usd_per_m = per_million_tokens(usd_per_hour, throughput(r));
   r.kwh_per_m = per_million_tokens(r.bill.energy_mwh ? std::optional<double>(*r.bill.energy_mwh * 1e3) : std::nullopt, throughput(r));
   const InferModel& im = r.model;
@@ -246,11 +244,13 @@ Value infer_json(const InferRun& r) {
   v.set("usd_per_million_tokens", runs ? r.usd_per_m : Value());
   v.set("kwh_per_million_tokens", runs ? r.kwh_per_m : Value());
   v.set("site", r.job.facility.site.id);
-  v.set("power", r.bill.power);
+  const BillView bill{r.job.facility, r.facility, r.cluster, r.bill};
+  v.set("power", fields_object(bill_power_fields(), bill));
   // The bill of one hour: its hourly figures per hour, the totals of the cluster's life
   // (capital, cost of ownership, per year, break-even) beside them, not under "per hour".
   Value per_hour = Value::object(), totals = Value::object();
-  for (const auto& [k, x] : r.bill.cost.members())
+  const Value cost = fields_object(bill_cost_fields(), bill);
+  for (const auto& [k, x] : cost.members())
     (k == "cloud" || k == "owned_run" || k == "electricity" || k == "idle_gpu_hour" || k == "cloud_storage" ? per_hour
                                                                                                           : totals)
         .set(k, x);

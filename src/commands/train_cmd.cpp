@@ -112,9 +112,10 @@ TrainRun train_run(const Catalog& catalog, const Scenario& s) {
   if (r.answer.best.layout.offload) r.job.assumptions.push_back(r.job.host_note);
   r.question.storage.system = nullptr;  // it pointed into r.job, which moves with the return
   const Facility& fac = r.job.facility;
-  r.cluster = cluster_of(fac, s, r.answer.gpus, r.answer.storage.units);
-  r.bill = make_bill(fac, s, r.cluster, RunFacts{r.answer.gpus, r.answer.wall, r.answer.comm_fraction,
-                                                 r.answer.storage.capacity_needed.value()});
+  r.settings = facility_settings(s);
+  r.cluster = cluster_of(fac, r.settings, r.answer.gpus, r.answer.storage.units);
+  r.bill = facility_bill(fac, r.settings, r.cluster, RunFacts{r.answer.gpus, r.answer.wall, r.answer.comm_fraction,
+                                                              r.answer.storage.capacity_needed.value()});
   for (const auto& w : {r.job.warnings, fac.all_warnings(), r.answer.warnings, r.cluster.warnings})
     r.warnings.insert(r.warnings.end(), w.begin(), w.end());
   return r;
@@ -133,7 +134,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   const StorageResult& sr = ans.storage;
   const StorageInput& si = q.storage;
   const Facility& fac = j.facility;
-  const Bill& bill = run.bill;
+  const BillView bill{fac, run.settings, run.cluster, run.bill};
   const std::vector<std::string>& warnings = run.warnings;
 
   Document doc;
@@ -153,10 +154,10 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("evaluated", ans.evaluated);
   out.set("valid", ans.fitting);
   out.set("site", fac.site.id);
-  out.set("power", bill.power);
-  out.set("energy_mwh", bill.energy_mwh);
-  out.set("co2_t", bill.co2_t);
-  out.set("cost_usd", bill.cost);
+  out.set("power", fields_object(bill_power_fields(), bill));
+  out.set("energy_mwh", run.bill.energy_mwh);
+  out.set("co2_t", run.bill.co2_t);
+  out.set("cost_usd", fields_object(bill_cost_fields(), bill));
   // The model-card convention (BLOOM, Llama 2 and 3): GPU-hours x board power, no host, no PUE.
   if (j.device.tdp.value() > 0) {
     const Joules e = run_energy(j.device.tdp * static_cast<double>(gpus), ans.wall);
@@ -180,7 +181,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   sv.set("checkpoint_overhead", sr.checkpoint_overhead);
   sv.set("idle_fraction", sr.idle_fraction);
   out.set("storage", sv);
-  out.set("fabric", bill.fabric);
+  out.set("fabric", fields_object(bill_fabric_fields(), bill));
   std::vector<Assumption> assumptions = fac.assumptions;
   assumptions.push_back(Assumption{"goodput", s.goodput, {}, "", s.has("goodput") ? "set: goodput" : "default: Llama 3 reports >90% effective training time"});
   assumptions.push_back(Assumption{"raw text per token", s.bytes_per_token, {}, "B",
@@ -204,7 +205,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   sum.add_row({"GPU-hours", format_si(ans.gpu_hours, "")});
   if (j.calibration) sum.add_row({"calibration", j.calibration_path});
   doc.tables.push_back(sum);
-  Table bt = bill.table;
+  Table bt = bill_table(bill);
   if (j.device.tdp.value() > 0)
     bt.add_row({"energy, GPUs at TDP only (model cards)",
                 format_si(out.find("energy_gpu_tdp_mwh")->as_number() * 1e6, "Wh") + ", " +
