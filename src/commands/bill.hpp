@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpuplan/analysis/train.hpp"
+#include "gpuplan/plan/plan.hpp"
 #include "gpuplan/report/bill_fields.hpp"
 #include "gpuplan/report/table.hpp"
 #include "gpuplan/scenario.hpp"
@@ -27,6 +28,15 @@ struct TrainRun {
 TrainRun train_run(const Catalog& catalog, const Scenario& s);
 struct RunOptions;
 Document train_document(const TrainRun& run, const Scenario& s, const RunOptions& o);
+
+// What a plan's constraints and headlines read of a training run.
+ScenarioFigures figures_of(const TrainRun& run);
+// A plan's infer scenario: the JSON of `infer` and the figures of its typed answer.
+struct InferEvaluation {
+  Value data;
+  ScenarioFigures figures;
+};
+InferEvaluation infer_for_plan(const Catalog& catalog, const Scenario& s);
 
 Value assumptions_json(const std::vector<Assumption>& list);
 // "PUE = 1.56 (sites.us-average: ...)", for --explain.

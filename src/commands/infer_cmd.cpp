@@ -364,4 +364,23 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   return infer_document(infer_run(catalog, s), s, o);
 }
 
+InferEvaluation infer_for_plan(const Catalog& catalog, const Scenario& s) {
+  const InferRun r = infer_run(catalog, s);
+  InferEvaluation e{infer_document(r, s, RunOptions{}).data, {}};
+  ScenarioFigures& f = e.figures;
+  f.serving = true;
+  f.cloud_usd = r.bill.cost.cloud;
+  f.owned_usd = r.bill.cost.owned_run;
+  if (const auto& p = r.cluster.power) {
+    f.facility_mw_peak = p->facility_peak.value() / 1e6;
+    if (p->racks > 0) f.racks = static_cast<double>(p->racks);
+  }
+  f.gpus = r.gpus;
+  if (r.runs) {
+    f.usd_per_million_tokens = r.usd_per_m;
+    f.tpot_s = r.sized ? r.sized->op.tpot_s : r.single.step_s;
+  }
+  return e;
+}
+
 }  // namespace gpuplan

@@ -35,17 +35,31 @@ Scenario scenario_of(const PlanScenario& ps) {
   return s;
 }
 
-// One scenario's answer; for training, also the count and layout the search chose.
+// One scenario's answer: its JSON, the figures of its typed answer, and for training the run
+// (the count and layout the search chose).
 struct Evaluation {
   Value data;
+  ScenarioFigures figures;
   std::optional<TrainRun> train;
 };
 Evaluation evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s) {
-  const RunOptions o;
-  if (ps.command == "infer") return {run_infer(cat, s, o).data, std::nullopt};
+  if (ps.command == "infer") {
+    InferEvaluation e = infer_for_plan(cat, s);
+    return {std::move(e.data), e.figures, std::nullopt};
+  }
   TrainRun run = train_run(cat, s);
-  Value data = train_document(run, s, o).data;
-  return {std::move(data), std::move(run)};
+  Value data = train_document(run, s, RunOptions{}).data;
+  const ScenarioFigures f = figures_of(run);
+  return {std::move(data), f, std::move(run)};
+}
+
+Value headline_json(const Headline& h) {
+  Value v = Value::object();
+  v.set("cost", h.cost);
+  v.set("time", h.time);
+  v.set("cost_label", h.cost_label);
+  v.set("time_label", h.time_label);
+  return v;
 }
 
 // A sensitivity input that changes only the bill (price, PUE, power) leaves the device count
@@ -128,12 +142,14 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
     for (const auto& st : ps.settings) settings.set(st.key, st.value);
     Value result;
     std::optional<TrainRun> chosen;
+    std::optional<Headline> headline;
     Verdict verdict;
     try {
       Evaluation e = evaluate(cat, ps, s);
       result = std::move(e.data);
       chosen = std::move(e.train);
-      verdict = check_constraints(ps.constraints, result, ps.command, s.buy);
+      verdict = check_constraints(ps.constraints, e.figures, s.buy);
+      headline = headline_of(e.figures, s.buy);
     } catch (const Error& e) {
       if (e.code() != Exit::no_answer) rethrow_at(e, ps);
       verdict.pass = false;
@@ -145,6 +161,7 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
     out.set("reasons", reasons);
     out.set("settings", settings);
     out.set("cost_headline", s.buy ? "owned" : "cloud");
+    out.set("headline", headline ? headline_json(*headline) : Value());
     if (result.type() == Value::Type::object)
       for (const auto& [k, v] : result.members()) out.set(k, v);
     // Sensitivity: each input scaled by 1 -+ its fraction, the rest as given.
@@ -160,7 +177,7 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
           apply_setting(varied, sensitivity_setting(in.name), fmt::format("{}", factor));
           Headline h;
           try {
-            h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).data, ps.command, s.buy);
+            h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).figures, s.buy);
           } catch (const Error&) {
             // A variation with no answer (nothing fits) leaves its cell empty.
           }
@@ -173,7 +190,7 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
     out.set("sensitivity", sens);
     if (verdict.pass) {
       ++passed;
-      const auto [cost, time, cost_label, time_label] = headline_of(result, ps.command, s.buy);
+      const auto [cost, time, cost_label, time_label] = *headline;
       if (cost && (cheapest.empty() || *cost < best_cost)) cheapest = ps.name, best_cost = *cost;
       if (time && (fastest.empty() || *time < best_time)) fastest = ps.name, best_time = *time;
     }

@@ -121,6 +121,19 @@ TrainRun train_run(const Catalog& catalog, const Scenario& s) {
   return r;
 }
 
+ScenarioFigures figures_of(const TrainRun& run) {
+  ScenarioFigures f;
+  f.cloud_usd = run.bill.cost.cloud;
+  f.owned_usd = run.bill.cost.owned_tco;
+  if (const auto& p = run.cluster.power) {
+    f.facility_mw_peak = p->facility_peak.value() / 1e6;
+    if (p->racks > 0) f.racks = static_cast<double>(p->racks);
+  }
+  f.gpus = run.answer.gpus;
+  f.wall_clock_s = run.answer.wall.value();
+  return f;
+}
+
 Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
   return train_document(train_run(catalog, s), s, o);
 }

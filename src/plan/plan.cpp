@@ -324,64 +324,53 @@ std::string read_plan_text(const std::string& path) {
   return text;
 }
 
-Verdict check_constraints(const Constraints& c, const Value& r, const std::string& command, bool owned) {
+Verdict check_constraints(const Constraints& c, const ScenarioFigures& f, bool owned) {
   Verdict v;
   auto need = [&](bool ok, std::string why) {
     if (!ok) v.pass = false, v.reasons.push_back(std::move(why));
   };
   if (c.budget_usd) {
-    std::optional<double> cost;
+    std::optional<double> cost = owned ? f.owned_usd : f.cloud_usd;
     std::string what;
-    if (command == "train") {
-      cost = owned ? number_at(r, "cost_usd.owned_tco") : number_at(r, "cost_usd.cloud");
+    if (!f.serving) {
       what = owned ? "owned cost of ownership" : "cloud cost";
-    } else {
-      // Serving: a year of the deployment.
-      if (owned) {
-        cost = number_at(r, "cost_usd_per_hour.owned_run");
-        what = "owned cost per year";
-      } else {
-        cost = number_at(r, "cost_usd_per_hour.cloud");
-        what = "cloud cost per year";
-      }
+    } else {  // serving: a year of the deployment
+      what = owned ? "owned cost per year" : "cloud cost per year";
       if (cost) *cost *= 365 * 24;
     }
     if (!cost) need(false, fmt::format("budget {} cannot be checked: no {} (no price in the catalog)", format_usd(*c.budget_usd), what));
     else need(*cost <= *c.budget_usd, fmt::format("{} {} exceeds the budget of {}", what, format_usd(*cost), format_usd(*c.budget_usd)));
   }
   if (c.max_facility_mw) {
-    auto mw = number_at(r, "power.facility_mw_peak");
-    if (!mw) need(false, "facility power cannot be checked: no power figure for this device");
-    else need(*mw <= *c.max_facility_mw, fmt::format("facility power {} MW exceeds the cap of {} MW", format_sig(*mw), format_sig(*c.max_facility_mw)));
+    if (!f.facility_mw_peak) need(false, "facility power cannot be checked: no power figure for this device");
+    else need(*f.facility_mw_peak <= *c.max_facility_mw, fmt::format("facility power {} MW exceeds the cap of {} MW",
+                                                                     format_sig(*f.facility_mw_peak), format_sig(*c.max_facility_mw)));
   }
-  if (c.deadline_s && command == "train") {
-    auto s = number_at(r, "wall_clock_s");
+  if (c.deadline_s && !f.serving) {
+    const auto& s = f.wall_clock_s;
     need(s && *s <= *c.deadline_s, fmt::format("training takes {}, past the deadline of {}", s ? format_duration(*s) : "?",
                                                format_duration(*c.deadline_s)));
   }
   if (c.max_racks) {
-    auto racks = number_at(r, "power.racks");
-    if (!racks) need(false, "racks cannot be checked: the site has no rack power budget or the device no power figure");
-    else need(*racks <= *c.max_racks, fmt::format("{} racks exceed the limit of {}", *racks, *c.max_racks));
+    if (!f.racks) need(false, "racks cannot be checked: the site has no rack power budget or the device no power figure");
+    else need(*f.racks <= *c.max_racks, fmt::format("{} racks exceed the limit of {}", *f.racks, *c.max_racks));
   }
-  if (c.max_gpus) {
-    auto g = number_at(r, "gpus");
-    need(g && *g <= *c.max_gpus, fmt::format("{} devices exceed the limit of {}", g ? *g : 0, *c.max_gpus));
-  }
+  if (c.max_gpus) need(f.gpus <= *c.max_gpus, fmt::format("{} devices exceed the limit of {}", f.gpus, *c.max_gpus));
   return v;
 }
 
-Headline headline_of(const Value& r, const std::string& command, bool owned) {
+Headline headline_of(const ScenarioFigures& f, bool owned) {
   Headline h;
-  if (command == "infer") {
-    h.cost = number_at(r, "usd_per_million_tokens"), h.cost_label = "$ per million output tokens";
-    h.time = number_at(r, "tpot_s"), h.time_label = "time per output token (s)";
+  if (f.serving) {
+    h.cost = f.usd_per_million_tokens, h.cost_label = "$ per million output tokens";
+    h.time = f.tpot_s, h.time_label = "time per output token (s)";
   } else {
-    h.cost = number_at(r, owned ? "cost_usd.owned_tco" : "cost_usd.cloud");
+    h.cost = owned ? f.owned_usd : f.cloud_usd;
     // Two different things: an owned cluster's whole life, a cloud run's hours. A report that
     // mixes them labels each bar with its own (report.cpp).
     h.cost_label = owned ? "owned: cost of ownership over the life ($)" : "cloud: the run ($)";
-    h.time = number_at(r, "wall_clock_days"), h.time_label = "wall clock (days)";
+    if (f.wall_clock_s) h.time = *f.wall_clock_s / 86400;
+    h.time_label = "wall clock (days)";
   }
   return h;
 }

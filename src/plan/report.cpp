@@ -77,8 +77,18 @@ std::string cell(const Value& s, const Metric& m) {
   return v ? m.show(*v) : "-";
 }
 
-// The headline cost and time of a scenario (what the charts and the tornado show).
-Headline headline(const Value& s) { return headline_of(s, text(s, "command"), text(s, "cost_headline") == "owned"); }
+// The headline cost and time of a scenario (what the charts and the tornado show), as the plan
+// put it in the scenario's JSON; none for a scenario without an answer.
+Headline headline(const Value& s) {
+  Headline h;
+  const Value* v = s.find("headline");
+  if (!v || v->type() != Value::Type::object) return h;
+  h.cost = number_at(*v, "cost");
+  h.time = number_at(*v, "time");
+  h.cost_label = text(*v, "cost_label");
+  h.time_label = text(*v, "time_label");
+  return h;
+}
 
 std::string xml(const std::string& s) {
   std::string o;

@@ -59,8 +59,19 @@ struct Verdict {
   bool pass = true;
   std::vector<std::string> reasons;
 };
-// Checks a scenario's result (the JSON of train or infer) against its constraints.
-Verdict check_constraints(const Constraints& c, const Value& result, const std::string& command, bool owned);
+// What constraints and headlines read of one scenario's answer, taken from the typed answer
+// (train's run or infer's deployment), never from its JSON. Absent: the answer has no such figure.
+struct ScenarioFigures {
+  bool serving = false;
+  // Training: the run rented, and owning the cluster over its life. Serving: an hour of the
+  // deployment rented, and an hour's share of owning it. USD.
+  std::optional<double> cloud_usd, owned_usd;
+  std::optional<double> facility_mw_peak, racks;
+  double gpus = 0;
+  std::optional<double> wall_clock_s;                    // training
+  std::optional<double> usd_per_million_tokens, tpot_s;  // serving
+};
+Verdict check_constraints(const Constraints& c, const ScenarioFigures& f, bool owned);
 
 // The headline cost and time of a scenario's result, what the tornado and the charts report and
 // what "cheapest" and "fastest" compare: serving, $ per million tokens and time per output token;
@@ -69,7 +80,7 @@ struct Headline {
   std::optional<double> cost, time;
   std::string cost_label, time_label;
 };
-Headline headline_of(const Value& result, const std::string& command, bool owned);
+Headline headline_of(const ScenarioFigures& f, bool owned);
 
 // A commented template for `gpuplan plan --init`.
 std::string plan_template();
