@@ -265,10 +265,6 @@ std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& 
 
 }  // namespace
 
-FacilitySettings facility_settings(const Scenario& s) {
-  return FacilitySettings{s.oversubscription, s.has("site"), s.utilisation, s.years, usd(s.staff_per_year), s.buy};
-}
-
 Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Device& d) {
   Facility f;
   const Record& site = catalog.get("sites", s.site);
@@ -319,7 +315,7 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
   f.node.idle = d.idle * static_cast<double>(f.node.devices);
   if (d.idle.value() > 0)
     f.assumptions.push_back(assume("idle draw per device", d.idle.value(), "W", "accelerators." + d.id + ": " + d.source));
-  else if (s.utilisation < 1)
+  else if (s.bill.utilisation < 1)
     f.warnings.push_back(fmt::format("no idle draw for {} in the catalog: the idle share of the life counts switches and "
                                      "storage only (energy and electricity are a lower bound)",
                                      d.id));
@@ -398,8 +394,8 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
     if (f.purchase) f.purchase->value *= s.price_scale;
     f.assumptions.push_back(assume("prices scaled", s.price_scale, "", "set: price-scale"));
   }
-  f.assumptions.push_back(assume("amortisation life", s.years, "years", s.has("years") ? "set: years" : "default"));
-  f.assumptions.push_back(assume("utilisation of an owned cluster", s.utilisation, "",
+  f.assumptions.push_back(assume("amortisation life", s.bill.years, "years", s.has("years") ? "set: years" : "default"));
+  f.assumptions.push_back(assume("utilisation of an owned cluster", s.bill.utilisation, "",
                                  s.has("utilisation") ? "set: utilisation" : "default: the run pays only its own hours"));
   return f;
 }

@@ -51,9 +51,9 @@ TEST_CASE("a plain number is read in the setting's own unit and a suffixed one a
   apply_setting(s, "price", "$2.5/h");
   CHECK(*s.price == Approx(2.5 / 3600));
   apply_setting(s, "years", "5");
-  CHECK(s.years == Approx(5));
+  CHECK(s.bill.years == Approx(5));
   apply_setting(s, "years", "78w");
-  CHECK(s.years == Approx(78.0 * 7 / 365));
+  CHECK(s.bill.years == Approx(78.0 * 7 / 365));
   apply_setting(s, "ttft", "200ms");
   CHECK(s.ttft_s == Approx(0.2));
   apply_setting(s, "params", "70b");

@@ -68,21 +68,19 @@ struct Scenario {
   std::string site = "us-average";
   std::optional<double> pue;
   double power_fraction = default_power_fraction;
-  bool buy = false;           // owned is the headline cost
-  double years = 4;           // amortisation life
-  double utilisation = 1;     // share of the life an owned cluster does paid work
+  // The bill's own knobs (buy, years, utilisation, staff, oversubscription), set as given: like
+  // `step`, a setting of the bill touches the settings table and the analysis alone.
+  FacilitySettings bill;
   std::string cloud;          // provider; empty: the cheapest quote
   bool committed = false;
   std::optional<double> price;  // USD per device-second (--price '$2/h')
   std::optional<double> capex;  // USD per device (--capex '$40000')
-  double staff_per_year = 0;
   std::optional<double> facility_cost;  // USD per kW-month
   std::string storage;        // storage system id; empty: needs only
   long storage_units = 0;
   double checkpoint_every_s = 0;
   double epochs = 1;
   double bytes_per_token = default_raw_bytes_per_token;
-  double oversubscription = 1;
   std::string scale_out;            // scale-out fabric id; empty: the accelerator's
   std::optional<double> rack_power;  // W per rack; unset: the site's
   int rack_units = 0;                // U per rack; 0: the site's
@@ -121,7 +119,5 @@ Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d);
 
 // The facility part alone (gpuplan power needs no model).
 Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Device& device);
-// What the bill reads of a scenario.
-FacilitySettings facility_settings(const Scenario& s);
 
 }  // namespace gpuplan

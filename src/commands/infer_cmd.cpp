@@ -175,12 +175,12 @@ double throughput(const InferRun& r) { return r.sized ? r.sized->throughput : 1 
 
 // The bill of an hour of the devices in use, and its cost and energy per million output tokens.
 void price(InferRun& r, const Scenario& s) {
-  r.facility = facility_settings(s);
-  r.cluster = cluster_of(r.job.facility, r.facility, r.gpus, 0);
+  r.facility = s.bill;
+  r.cluster = cluster_of(r.job.facility, s.bill, r.gpus, 0);
   r.warnings.insert(r.warnings.end(), r.cluster.warnings.begin(), r.cluster.warnings.end());
-  r.bill = facility_bill(r.job.facility, r.facility, r.cluster, RunFacts{r.gpus, seconds(3600), -1});
+  r.bill = facility_bill(r.job.facility, s.bill, r.cluster, RunFacts{r.gpus, seconds(3600), -1});
   const BillCost& cost = r.bill.cost;
-  const auto usd_per_hour = s.buy && cost.owned_run ? cost.owned_run : cost.cloud ? cost.cloud : cost.owned_run;
+  const auto usd_per_hour = s.bill.buy && cost.owned_run ? cost.owned_run : cost.cloud ? cost.cloud : cost.owned_run;
   r.usd_per_m = per_million_tokens(usd_per_hour, throughput(r));
   r.kwh_per_m = per_million_tokens(r.bill.energy_mwh ? std::optional<double>(*r.bill.energy_mwh * 1e3) : std::nullopt, throughput(r));
   const InferModel& im = r.model;

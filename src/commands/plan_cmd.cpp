@@ -148,8 +148,8 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
       Evaluation e = evaluate(cat, ps, s);
       result = std::move(e.data);
       chosen = std::move(e.train);
-      verdict = check_constraints(ps.constraints, e.figures, s.buy);
-      headline = headline_of(e.figures, s.buy);
+      verdict = check_constraints(ps.constraints, e.figures, s.bill.buy);
+      headline = headline_of(e.figures, s.bill.buy);
     } catch (const Error& e) {
       if (e.code() != Exit::no_answer) rethrow_at(e, ps);
       verdict.pass = false;
@@ -160,7 +160,7 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
     for (const auto& r : verdict.reasons) reasons.push(r);
     out.set("reasons", reasons);
     out.set("settings", settings);
-    out.set("cost_headline", s.buy ? "owned" : "cloud");
+    out.set("cost_headline", s.bill.buy ? "owned" : "cloud");
     out.set("headline", headline ? headline_json(*headline) : Value());
     if (result.type() == Value::Type::object)
       for (const auto& [k, v] : result.members()) out.set(k, v);
@@ -177,7 +177,7 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
           apply_setting(varied, sensitivity_setting(in.name), fmt::format("{}", factor));
           Headline h;
           try {
-            h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).figures, s.buy);
+            h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).figures, s.bill.buy);
           } catch (const Error&) {
             // A variation with no answer (nothing fits) leaves its cell empty.
           }

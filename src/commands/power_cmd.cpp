@@ -14,10 +14,9 @@ Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& 
   const Device d = resolve_device(catalog, s.gpu);
   const Facility f = resolve_facility(s, catalog, d);
   const long storage_units = s.storage_units > 0 ? s.storage_units : (f.storage ? 1 : 0);
-  const FacilitySettings fs = facility_settings(s);
-  const ClusterPower c = cluster_of(f, fs, s.gpus, storage_units);
-  const FacilityBill b = facility_bill(f, fs, c, RunFacts{s.gpus, seconds(0), -1});
-  const BillView bill{f, fs, c, b};
+  const ClusterPower c = cluster_of(f, s.bill, s.gpus, storage_units);
+  const FacilityBill b = facility_bill(f, s.bill, c, RunFacts{s.gpus, seconds(0), -1});
+  const BillView bill{f, s.bill, c, b};
   Value v = Value::object();
   v.set("gpu", d.id);
   v.set("gpus", s.gpus);

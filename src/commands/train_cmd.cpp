@@ -112,9 +112,9 @@ TrainRun train_run(const Catalog& catalog, const Scenario& s) {
   if (r.answer.best.layout.offload) r.job.assumptions.push_back(r.job.host_note);
   r.question.storage.system = nullptr;  // it pointed into r.job, which moves with the return
   const Facility& fac = r.job.facility;
-  r.settings = facility_settings(s);
-  r.cluster = cluster_of(fac, r.settings, r.answer.gpus, r.answer.storage.units);
-  r.bill = facility_bill(fac, r.settings, r.cluster, RunFacts{r.answer.gpus, r.answer.wall, r.answer.comm_fraction,
+  r.settings = s.bill;
+  r.cluster = cluster_of(fac, s.bill, r.answer.gpus, r.answer.storage.units);
+  r.bill = facility_bill(fac, s.bill, r.cluster, RunFacts{r.answer.gpus, r.answer.wall, r.answer.comm_fraction,
                                                               r.answer.storage.capacity_needed.value()});
   for (const auto& w : {r.job.warnings, fac.all_warnings(), r.answer.warnings, r.cluster.warnings})
     r.warnings.insert(r.warnings.end(), w.begin(), w.end());
