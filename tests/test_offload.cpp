@@ -153,3 +153,32 @@ TEST_CASE("a device with unified memory has no host to offload to", "[offload]")
   apply_setting(s, "offload", "optimizer");
   CHECK_THROWS_AS(resolve(s, c), Error);
 }
+
+TEST_CASE("the memory question answers a layout as given or the fewest devices", "[memory]") {
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  apply_setting(s, "model", "llama-3.1-8b");
+  apply_setting(s, "gpu", "h100-sxm");
+  const Job j = resolve(s, c);
+  const StepModel sm{j.model, j.params, j.device, j.step};
+  LayoutConstraints k;
+  k.tp = 2;
+  // --gpus 8 with tp 2 leaves dp 4; ZeRO-1 at the default: 8.03B x (2 + 4) / 2 on the device
+  // plus the 12-byte optimizer state sharded over 4.
+  const MemoryAnswer a = memory_answer(sm, k, 8, false);
+  CHECK(a.layout.dp == 4);
+  const double p = a.memory.params_per_device;
+  CHECK((a.memory.weights + a.memory.gradients).value() == Approx(6 * p));
+  CHECK(a.memory.optimizer.value() == Approx(12 * p / 4));
+  CHECK(a.fits == (a.memory.total().value() <= 80e9));
+  CHECK_THROWS_WITH(memory_answer(sm, k, 7, false), Catch::Matchers::Contains("gpus 7 is not tp 2"));
+  k.tp = 3;
+  CHECK_THROWS_WITH(memory_answer(sm, k, 0, false), Catch::Matchers::Contains("tp 3 does not divide the 32 attention heads"));
+  LayoutConstraints none;
+  none.offload = offload_none;
+  const MemoryAnswer fewest = memory_answer(sm, none, 0, true);
+  // 8.03B x 18 bytes = 145 GB of model states: two 80 GB devices at the least.
+  CHECK(fewest.min_gpus >= 2);
+  CHECK(fewest.fits);
+  CHECK(fewest.layout.gpus() == fewest.min_gpus);
+}

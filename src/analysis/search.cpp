@@ -8,6 +8,11 @@
 #include <tuple>
 #include <type_traits>
 
+#include <fmt/format.h>
+
+#include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
+
 namespace gpuplan {
 
 namespace {
@@ -346,6 +351,53 @@ MinGpus min_gpus_for_memory(const StepModel& sm, const LayoutConstraints& c, int
     }
   }
   return out;
+}
+
+namespace {
+
+// Why the model cannot run a layout as given (the memory question takes any layout; the search
+// only proposes layouts that can run).
+void check_layout(const ModelArch& m, const Layout& l, int seq_len) {
+  if (m.heads % l.tp) fail(Exit::usage, fmt::format("tp {} does not divide the {} attention heads of {}", l.tp, m.heads, m.id));
+  if (l.pp > m.layers) fail(Exit::usage, fmt::format("pp {} is larger than the {} layers of {}", l.pp, m.layers, m.id));
+  if (l.interleave > 1 && m.layers < l.pp * l.interleave)
+    fail(Exit::usage, fmt::format("interleave {} with pp {} needs at least {} layers; {} has {}", l.interleave, l.pp,
+                                  l.pp * l.interleave, m.id, m.layers));
+  if (seq_len % l.cp) fail(Exit::usage, fmt::format("cp {} does not divide the sequence length {}", l.cp, seq_len));
+  if (l.ep > 1 && (!m.moe() || m.experts % l.ep))
+    fail(Exit::usage, fmt::format("ep {} needs an MoE model whose expert count it divides", l.ep));
+  if (*offload_problem(l)) fail(Exit::usage, fmt::format("offload {}: {}", offload_name(l.offload), offload_problem(l)));
+  if (l.global_batch > 0 && l.global_batch % (l.micro_batch * l.dp))
+    fail(Exit::usage, fmt::format("global batch {} is not a multiple of micro-batch x dp = {}", l.global_batch,
+                                  l.micro_batch * l.dp));
+}
+
+}  // namespace
+
+MemoryAnswer memory_answer(const StepModel& sm, const LayoutConstraints& c, int gpus, bool fewest) {
+  MemoryAnswer a;
+  a.capacity = sm.device.usable_memory().value();
+  const TrainSettings& st = sm.settings.train;
+  if (fewest) {
+    const MinGpus mg = min_gpus_for_memory(sm, c, 1 << 20);
+    if (mg.gpus == 0)
+      fail(Exit::no_answer, fmt::format("{} does not fit on any number of {} under the given constraints: one layer "
+                                        "alone needs more than the {} of memory",
+                                        sm.model.id, sm.device.id, format_iec(a.capacity)));
+    a.layout = mg.best.layout;
+    a.memory = mg.best.memory;
+    a.min_gpus = mg.gpus;
+    a.evaluated = mg.evaluated;
+  } else {
+    a.layout = layout_from(c, gpus);
+    const Layout& l = a.layout;
+    if (gpus > 0 && l.gpus() != gpus)
+      fail(Exit::usage, fmt::format("gpus {} is not tp {} x pp {} x cp {} x dp {}", gpus, l.tp, l.pp, l.cp, l.dp));
+    check_layout(sm.model, l, st.seq_len);
+    a.memory = training_memory(sm.model, sm.params, st, l);
+  }
+  a.fits = a.memory.fits(a.capacity, st);
+  return a;
 }
 
 }  // namespace gpuplan

@@ -42,31 +42,17 @@ void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity, do
   doc.tables.push_back(t);
 }
 
-void set_memory_json(Value& v, const MemoryBreakdown& mb, const Job& j, double capacity) {
+void set_memory_json(Value& v, const MemoryAnswer& a, const Job& j) {
+  const MemoryBreakdown& mb = a.memory;
   for (const auto& term : memory_terms()) v.set(std::string(term.key) + "_bytes", std::round(term.of(mb)));
   v.set("total_bytes", std::round(mb.total().value()));
-  v.set("capacity_bytes", capacity);
+  v.set("capacity_bytes", a.capacity);
   v.set("host_bytes", std::round(mb.host.value()));
   v.set("host_capacity_bytes", std::round(j.step.train.host_memory.value()));
-  v.set("fits", mb.fits(capacity, j.step.train));
+  v.set("fits", a.fits);
   v.set("params_total", j.params.total);
   v.set("params_active", j.params.active);
   v.set("params_per_device", std::round(mb.params_per_device));
-}
-
-void check_layout(const ModelArch& m, const Layout& l, int seq_len) {
-  if (m.heads % l.tp) fail(Exit::usage, fmt::format("--tp {} does not divide the {} attention heads of {}", l.tp, m.heads, m.id));
-  if (l.pp > m.layers) fail(Exit::usage, fmt::format("--pp {} is larger than the {} layers of {}", l.pp, m.layers, m.id));
-  if (l.interleave > 1 && m.layers < l.pp * l.interleave)
-    fail(Exit::usage, fmt::format("--interleave {} with --pp {} needs at least {} layers; {} has {}", l.interleave, l.pp,
-                                  l.pp * l.interleave, m.id, m.layers));
-  if (seq_len % l.cp) fail(Exit::usage, fmt::format("--cp {} does not divide --seq-len {}", l.cp, seq_len));
-  if (l.ep > 1 && (!m.moe() || m.experts % l.ep))
-    fail(Exit::usage, fmt::format("--ep {} needs an MoE model whose expert count it divides", l.ep));
-  if (*offload_problem(l)) fail(Exit::usage, fmt::format("--offload {}: {}", offload_name(l.offload), offload_problem(l)));
-  if (l.global_batch > 0 && l.global_batch % (l.micro_batch * l.dp))
-    fail(Exit::usage, fmt::format("--global-batch {} is not a multiple of micro-batch x dp = {}", l.global_batch,
-                                  l.micro_batch * l.dp));
 }
 
 Document inference_memory_doc(const Job& j, const Scenario& s) {
@@ -107,72 +93,60 @@ Document inference_memory_doc(const Job& j, const Scenario& s) {
   return doc;
 }
 
-}  // namespace
-
-Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
-  Job j = resolve(s, catalog);
-  if (s.mode == "infer") return inference_memory_doc(j, s);
-  StepModel sm{j.model, j.params, j.device, j.step};
-  const double capacity = j.device.usable_memory().value();
+// The training memory answer as JSON, the breakdown table and the verdict (and with --explain
+// the formulas behind it).
+Document memory_document(const Job& j, const MemoryAnswer& a, bool fewest, bool explain) {
+  const Layout& l = a.layout;
+  const MemoryBreakdown& mb = a.memory;
   Document doc;
   Value v = Value::object();
   v.set("mode", "train");
   v.set("model", j.model.id);
   v.set("gpu", j.device.id);
   v.set("seq_len", j.step.train.seq_len);
-  MemoryBreakdown mb;
-  Layout l;
-  if (o.min_gpus) {
-    MinGpus mg = min_gpus_for_memory(sm, s.layout, 1 << 20);
-    if (mg.gpus == 0)
-      fail(Exit::no_answer, fmt::format("{} does not fit on any number of {} under the given constraints: one layer "
-                                        "alone needs more than the {} of memory",
-                                        j.model.id, j.device.id, format_iec(capacity)));
-    mb = mg.best.memory;
-    l = mg.best.layout;
-    v.set("min_gpus", mg.gpus);
-    v.set("evaluated", mg.evaluated);
-  } else {
-    // --gpus without --dp: the data-parallel degree is what the other degrees leave.
-    l = layout_from(s.layout, s.gpus);
-    if (s.gpus > 0 && l.gpus() != s.gpus)
-      fail(Exit::usage, fmt::format("--gpus {} is not tp {} x pp {} x cp {} x dp {}", s.gpus, l.tp, l.pp, l.cp, l.dp));
-    check_layout(j.model, l, j.step.train.seq_len);
-    mb = training_memory(j.model, j.params, j.step.train, l);
+  if (fewest) {
+    v.set("min_gpus", a.min_gpus);
+    v.set("evaluated", a.evaluated);
   }
-  set_memory_json(v, mb, j, capacity);
+  set_memory_json(v, a, j);
   v.set("layout", layout_json(l));
   v.set("warnings", warnings_json(j.warnings));
   doc.data = v;
   doc.warnings = j.warnings;
-  add_breakdown(doc, mb, capacity, j.step.train.host_memory.value(),
+  add_breakdown(doc, mb, a.capacity, j.step.train.host_memory.value(),
                 fmt::format("{} on {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, seq {}{}",
                             j.model.id, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
                             l.micro_batch, j.step.train.seq_len,
                             l.offload ? ", offload " + offload_name(l.offload) : std::string()));
-  const char* fit = mb.fits(capacity, j.step.train) ? "fits" : "does not fit";
-  if (o.min_gpus) doc.lines.push_back(fmt::format("fewest devices: {} ({})", v.find("min_gpus")->as_number(), fit));
-  else doc.lines.push_back(fit);
-  if (o.explain) {
-    const double p = mb.params_per_device;
-    doc.lines.push_back("");
-    doc.lines.push_back(fmt::format("parameters: total {:.4g}, active {:.4g}, on this device {:.4g} ({} stage)",
-                                    j.params.total, j.params.active, p, mb.last_stage ? "last" : "first"));
-    doc.lines.push_back(fmt::format("model states: weights {} B/param, gradients {} B/param, optimizer {} B/param; "
-                                    "ZeRO-{} shards over dp x cp = {}",
-                                    j.step.train.weight_bytes, j.step.train.grad_bytes,
-                                    optimizer_bytes_per_param(j.step.train.optimizer), l.zero, l.dp * l.cp));
-    doc.lines.push_back("activations: Korthikanti et al. 2022: per layer sbh(34 + 5as/h) bytes without parallelism, "
-                        "sbh(10 + 24/t + 5as/(ht)) with tensor parallelism, /t with sequence parallelism, the 5as/h "
-                        "term dropped by selective recomputation or flash attention, 2sbh with full recomputation; "
-                        "x layers x min(p, m) micro-batches in flight on the first stage");
-    doc.lines.push_back(fmt::format("buffers: 2 x 25 MB gradient buckets, ZeRO-3 gather 4 x largest tensor, pipeline "
-                                    "send/receive; reserve {} (CUDA context, workspace; --reserve)",
-                                    format_iec(mb.reserve.value())));
-    if (l.offload) doc.lines.push_back(j.host_note);
-    for (const auto& a : j.assumptions) doc.lines.push_back(a);
-  }
+  const char* fit = a.fits ? "fits" : "does not fit";
+  doc.lines.push_back(fewest ? fmt::format("fewest devices: {} ({})", a.min_gpus, fit) : std::string(fit));
+  if (!explain) return doc;
+  doc.lines.push_back("");
+  doc.lines.push_back(fmt::format("parameters: total {:.4g}, active {:.4g}, on this device {:.4g} ({} stage)",
+                                  j.params.total, j.params.active, mb.params_per_device, mb.last_stage ? "last" : "first"));
+  doc.lines.push_back(fmt::format("model states: weights {} B/param, gradients {} B/param, optimizer {} B/param; "
+                                  "ZeRO-{} shards over dp x cp = {}",
+                                  j.step.train.weight_bytes, j.step.train.grad_bytes,
+                                  optimizer_bytes_per_param(j.step.train.optimizer), l.zero, l.dp * l.cp));
+  doc.lines.push_back("activations: Korthikanti et al. 2022: per layer sbh(34 + 5as/h) bytes without parallelism, "
+                      "sbh(10 + 24/t + 5as/(ht)) with tensor parallelism, /t with sequence parallelism, the 5as/h "
+                      "term dropped by selective recomputation or flash attention, 2sbh with full recomputation; "
+                      "x layers x min(p, m) micro-batches in flight on the first stage");
+  doc.lines.push_back(fmt::format("buffers: 2 x 25 MB gradient buckets, ZeRO-3 gather 4 x largest tensor, pipeline "
+                                  "send/receive; reserve {} (CUDA context, workspace; --reserve)",
+                                  format_iec(mb.reserve.value())));
+  if (l.offload) doc.lines.push_back(j.host_note);
+  for (const auto& a2 : j.assumptions) doc.lines.push_back(a2);
   return doc;
+}
+
+}  // namespace
+
+Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
+  const Job j = resolve(s, catalog);
+  if (s.mode == "infer") return inference_memory_doc(j, s);
+  const MemoryAnswer a = memory_answer(StepModel{j.model, j.params, j.device, j.step}, s.layout, s.gpus, o.min_gpus);
+  return memory_document(j, a, o.min_gpus, o.explain);
 }
 
 }  // namespace gpuplan

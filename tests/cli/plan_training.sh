@@ -54,8 +54,8 @@ bad() { # rc text args...
 }
 bad 2 "--tp '0' must be a whole number" memory --model llama-2-7b --tp 0
 bad 2 "'-3' is negative" memory --model llama-2-7b --pp -3
-bad 2 "--tp 3 does not divide the 32 attention heads" memory --model llama-2-7b --tp 3
-bad 2 "--pp 40 is larger than the 32 layers" memory --model llama-2-7b --pp 40
+bad 2 "tp 3 does not divide the 32 attention heads" memory --model llama-2-7b --tp 3
+bad 2 "pp 40 is larger than the 32 layers" memory --model llama-2-7b --pp 40
 bad 2 "precision 'fp12' is not known" memory --model llama-2-7b --precision fp12
 bad 2 "did you mean llama-2-7b?" memory --model llama-2-7c
 bad 2 "unknown accelerator 'h100'" memory --model llama-2-7b --gpu h100

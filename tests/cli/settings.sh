@@ -57,7 +57,7 @@ expect_rc 2; expect_one_line_err
 # memory --gpus without --dp: dp is what the other degrees leave.
 run memory --model llama-2-7b --gpus 8 --tp 2 --format json
 expect_rc 0; expect_out '"dp": 4'; expect_out '"schema_version": 1'
-bad 2 "--gpus 7 is not tp 2 x pp 1 x cp 1 x dp 3" memory --model llama-2-7b --gpus 7 --tp 2
+bad 2 "gpus 7 is not tp 2 x pp 1 x cp 1 x dp 3" memory --model llama-2-7b --gpus 7 --tp 2
 # Warnings go to stderr with a prefix, and into the JSON warnings.
 run memory --model llama-2-7b --seq-len 8192 --format json
 expect_rc 0; expect_err "gpuplan: warning: sequence length 8192 exceeds llama-2-7b's maximum context of 4096 tokens"

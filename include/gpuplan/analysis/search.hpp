@@ -55,4 +55,17 @@ MinGpus min_gpus_for_memory(const StepModel& sm, const LayoutConstraints& c, int
 // Memory of one layout as given (every unset flag at its default).
 Layout layout_from(const LayoutConstraints& c, int gpus_hint);
 
+// The memory question: one layout as given (unset degrees at their defaults, dp what `gpus`
+// leaves), or with `fewest` the fewest devices on which some layout fits. Throws Error(usage)
+// for a layout the model cannot run, Error(no_answer) when no count fits.
+struct MemoryAnswer {
+  Layout layout;
+  MemoryBreakdown memory;
+  double capacity = 0;  // usable device memory, bytes
+  bool fits = false;    // within the device's memory and its share of the host's
+  int min_gpus = 0;     // with `fewest`
+  long evaluated = 0;   // layouts tried, with `fewest`
+};
+MemoryAnswer memory_answer(const StepModel& sm, const LayoutConstraints& c, int gpus, bool fewest);
+
 }  // namespace gpuplan
