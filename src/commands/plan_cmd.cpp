@@ -88,23 +88,35 @@ PlanRun run_plan(const Catalog& base, const std::string& path, const PlanLimits&
   return run_plan_text(base, read_plan_text(path), path, limits);
 }
 
-PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::string& path, const PlanLimits& limits) {
-  Plan p = parse_plan(text, path);
-  // The work budget, checked before anything runs (a 4 KB plan could otherwise ask for hours).
-  std::vector<Scenario> resolved;
-  resolved.reserve(p.scenarios.size());
+namespace {
+
+// Told once, after the first scenario, how long the rest should take when that is long.
+void note_pace(const PlanLimits& limits, const std::string& path, std::size_t scenarios, long work, long done,
+               std::chrono::steady_clock::time_point started) {
+  const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
+  const double rest = spent.count() * static_cast<double>(work - done) / static_cast<double>(done);
+  if (rest > 10)
+    limits.note(fmt::format("{}: {} scenarios, up to {} layout searches: about {} more at the first scenario's pace",
+                            shown(path), scenarios, work, format_duration(rest)));
+}
+
+// Refuses, before anything runs, a plan whose layout searches exceed the budget (a 4 KB plan
+// could otherwise ask for hours). Returns the searches it may run.
+long check_budget(const Plan& p, const std::vector<Scenario>& resolved, const std::string& path, const PlanLimits& limits) {
   const long per_scenario = 1 + 2 * static_cast<long>(p.sensitivity.size());
   long work = 0;
-  for (const auto& ps : p.scenarios) {
-    resolved.push_back(scenario_of(ps));
-    work += per_scenario * searches_of(ps, resolved.back());
-  }
+  for (std::size_t i = 0; i < p.scenarios.size(); ++i) work += per_scenario * searches_of(p.scenarios[i], resolved[i]);
   if (work > limits.max_searches)
     fail(Exit::data, fmt::format("{}: error: the plan needs up to {} layout searches ({} scenarios, {} evaluations each, "
                                  "up to {} searches where the device count is searched); a plan runs at most {} "
                                  "(--max-searches): sweep fewer values or vary fewer sensitivity inputs",
                                  shown(path), work, p.scenarios.size(), per_scenario, plan_deadline_searches,
                                  limits.max_searches));
+  return work;
+}
+
+// The built-in catalog with the plan's own records (vendor quotes) merged over it.
+Catalog plan_catalog(const Catalog& base, const std::string& text, const std::string& path) {
   Catalog cat = base;
   std::vector<Diagnostic> diags;
   if (!cat.merge_text(text, path, diags, "catalog")) {
@@ -113,107 +125,126 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
     if (diags.size() > 1) msg += fmt::format(" (and {} more)", diags.size() - 1);
     fail(Exit::data, msg);
   }
-  Value report = Value::object();
-  report.set("schema_version", json_schema_version);
-  report.set("tool", version_string());
+  return cat;
+}
+
+Value plan_json(const Plan& p, const std::string& path) {
   Value plan = Value::object();
   plan.set("title", p.title);
   plan.set("description", p.description);
   plan.set("author", p.author);
   plan.set("date", p.date);
   plan.set("file", path);
-  report.set("plan", plan);
+  return plan;
+}
+
+// Each sensitivity input scaled by 1 -+ its fraction, the rest as given: the headline of each
+// side (empty where the variation has no answer, such as nothing fitting).
+Value sensitivity_json(const Catalog& cat, const PlanScenario& ps, const Scenario& s,
+                       const std::vector<SensitivityInput>& inputs, const std::optional<TrainRun>& chosen) {
+  Value sens = Value::array();
+  for (const auto& in : inputs) {
+    Value row = Value::object();
+    row.set("input", in.name);
+    row.set("by", in.by);
+    for (const char* side : {"low", "high"}) {
+      Scenario varied = s;
+      apply_setting(varied, sensitivity_setting(in.name), fmt::format("{}", side[0] == 'l' ? 1 - in.by : 1 + in.by));
+      Headline h;
+      try {
+        h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).figures, s.bill.buy);
+      } catch (const Error&) {
+      }
+      row.set(fmt::format("cost_{}", side), h.cost);
+      row.set(fmt::format("time_{}", side), h.time);
+    }
+    sens.push(row);
+  }
+  return sens;
+}
+
+// One scenario: its settings, answer, verdict against its constraints, headline and sensitivity.
+struct ScenarioOutcome {
+  Value json;
+  bool pass = false;
+  std::optional<Headline> headline;
+};
+ScenarioOutcome run_scenario(const Catalog& cat, const PlanScenario& ps, const Scenario& s,
+                             const std::vector<SensitivityInput>& inputs) {
+  ScenarioOutcome o;
+  Value result;
+  std::optional<TrainRun> chosen;
+  Verdict verdict;
+  try {
+    Evaluation e = evaluate(cat, ps, s);
+    result = std::move(e.data);
+    chosen = std::move(e.train);
+    verdict = check_constraints(ps.constraints, e.figures, s.bill.buy);
+    o.headline = headline_of(e.figures, s.bill.buy);
+  } catch (const Error& e) {
+    if (e.code() != Exit::no_answer) rethrow_at(e, ps);
+    verdict.pass = false;
+    verdict.reasons.push_back(std::string("no answer: ") + e.what());
+  }
+  o.pass = verdict.pass;
+  Value& out = o.json = Value::object();
+  out.set("name", ps.name);
+  out.set("command", ps.command);
+  out.set("verdict", verdict.pass ? "pass" : "fail");
+  Value reasons = Value::array();
+  for (const auto& r : verdict.reasons) reasons.push(r);
+  out.set("reasons", reasons);
+  Value settings = Value::object();
+  for (const auto& st : ps.settings) settings.set(st.key, st.value);
+  out.set("settings", settings);
+  out.set("cost_headline", s.bill.buy ? "owned" : "cloud");
+  out.set("headline", o.headline ? headline_json(*o.headline) : Value());
+  if (result.type() == Value::Type::object)
+    for (const auto& [k, v] : result.members()) out.set(k, v);
+  out.set("sensitivity", result.type() == Value::Type::object ? sensitivity_json(cat, ps, s, inputs, chosen) : Value::array());
+  return o;
+}
+
+}  // namespace
+
+PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::string& path, const PlanLimits& limits) {
+  const Plan p = parse_plan(text, path);
+  std::vector<Scenario> resolved;
+  for (const auto& ps : p.scenarios) resolved.push_back(scenario_of(ps));
+  const long work = check_budget(p, resolved, path, limits);
+  const Catalog cat = plan_catalog(base, text, path);
   Value scenarios = Value::array();
-  PlanRun run;
   int passed = 0;
-  std::string cheapest, fastest;
-  double best_cost = 0, best_time = 0;
+  std::optional<std::pair<double, std::string>> cheapest, fastest;  // the best passing headline and its scenario
   const auto started = std::chrono::steady_clock::now();
-  long done = 0;
   Progress progress("plan", static_cast<int>(p.scenarios.size()));
   for (std::size_t i = 0; i < p.scenarios.size(); ++i) {
-    const PlanScenario& ps = p.scenarios[i];
-    const Scenario& s = resolved[i];
-    progress.next(ps.name);
-    Value out = Value::object();
-    out.set("name", ps.name);
-    out.set("command", ps.command);
-    Value settings = Value::object();
-    for (const auto& st : ps.settings) settings.set(st.key, st.value);
-    Value result;
-    std::optional<TrainRun> chosen;
-    std::optional<Headline> headline;
-    Verdict verdict;
-    try {
-      Evaluation e = evaluate(cat, ps, s);
-      result = std::move(e.data);
-      chosen = std::move(e.train);
-      verdict = check_constraints(ps.constraints, e.figures, s.bill.buy);
-      headline = headline_of(e.figures, s.bill.buy);
-    } catch (const Error& e) {
-      if (e.code() != Exit::no_answer) rethrow_at(e, ps);
-      verdict.pass = false;
-      verdict.reasons.push_back(std::string("no answer: ") + e.what());
-    }
-    out.set("verdict", verdict.pass ? "pass" : "fail");
-    Value reasons = Value::array();
-    for (const auto& r : verdict.reasons) reasons.push(r);
-    out.set("reasons", reasons);
-    out.set("settings", settings);
-    out.set("cost_headline", s.bill.buy ? "owned" : "cloud");
-    out.set("headline", headline ? headline_json(*headline) : Value());
-    if (result.type() == Value::Type::object)
-      for (const auto& [k, v] : result.members()) out.set(k, v);
-    // Sensitivity: each input scaled by 1 -+ its fraction, the rest as given.
-    Value sens = Value::array();
-    if (result.type() == Value::Type::object) {
-      for (const auto& in : p.sensitivity) {
-        Value row = Value::object();
-        row.set("input", in.name);
-        row.set("by", in.by);
-        for (const char* side : {"low", "high"}) {
-          const double factor = side[0] == 'l' ? 1 - in.by : 1 + in.by;
-          Scenario varied = s;
-          apply_setting(varied, sensitivity_setting(in.name), fmt::format("{}", factor));
-          Headline h;
-          try {
-            h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).figures, s.bill.buy);
-          } catch (const Error&) {
-            // A variation with no answer (nothing fits) leaves its cell empty.
-          }
-          row.set(fmt::format("cost_{}", side), h.cost);
-          row.set(fmt::format("time_{}", side), h.time);
-        }
-        sens.push(row);
-      }
-    }
-    out.set("sensitivity", sens);
-    if (verdict.pass) {
+    progress.next(p.scenarios[i].name);
+    ScenarioOutcome o = run_scenario(cat, p.scenarios[i], resolved[i], p.sensitivity);
+    if (o.pass) {
       ++passed;
-      const auto [cost, time, cost_label, time_label] = *headline;
-      if (cost && (cheapest.empty() || *cost < best_cost)) cheapest = ps.name, best_cost = *cost;
-      if (time && (fastest.empty() || *time < best_time)) fastest = ps.name, best_time = *time;
+      const std::string& name = p.scenarios[i].name;
+      if (o.headline->cost && (!cheapest || *o.headline->cost < cheapest->first)) cheapest.emplace(*o.headline->cost, name);
+      if (o.headline->time && (!fastest || *o.headline->time < fastest->first)) fastest.emplace(*o.headline->time, name);
     }
-    scenarios.push(out);
-    done += per_scenario * searches_of(ps, s);
-    if (i == 0 && limits.note && done < work) {
-      const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
-      const double rest = spent.count() * static_cast<double>(work - done) / static_cast<double>(done);
-      if (rest > 10)
-        limits.note(fmt::format("{}: {} scenarios, up to {} layout searches: about {} more at the first scenario's pace",
-                                shown(path), p.scenarios.size(), work, format_duration(rest)));
-    }
+    scenarios.push(std::move(o.json));
+    const long done = (1 + 2 * static_cast<long>(p.sensitivity.size())) * searches_of(p.scenarios[i], resolved[i]);
+    if (i == 0 && limits.note && done < work) note_pace(limits, path, p.scenarios.size(), work, done, started);
   }
-  report.set("scenarios", scenarios);
   Value summary = Value::object();
   summary.set("scenarios", static_cast<int>(p.scenarios.size()));
   summary.set("pass", passed);
   summary.set("fail", static_cast<int>(p.scenarios.size()) - passed);
-  summary.set("cheapest_passing", cheapest);
-  summary.set("fastest_passing", fastest);
-  report.set("summary", summary);
+  summary.set("cheapest_passing", cheapest ? cheapest->second : std::string());
+  summary.set("fastest_passing", fastest ? fastest->second : std::string());
+  PlanRun run;
+  run.report = Value::object();
+  run.report.set("schema_version", json_schema_version);
+  run.report.set("tool", version_string());
+  run.report.set("plan", plan_json(p, path));
+  run.report.set("scenarios", scenarios);
+  run.report.set("summary", summary);
   run.all_pass = passed == static_cast<int>(p.scenarios.size());
-  run.report = report;
   return run;
 }
 
