@@ -156,3 +156,29 @@ TEST_CASE("CUDA probe curve points in FLOP/s become efficiencies against the cat
   REQUIRE(c.gemm_curve);
   CHECK(c.gemm_curve->points == 2);
 }
+
+TEST_CASE("Measurements are compared with the catalog figure each one measures") {
+  Catalog cat = Catalog::builtin();
+  const Device d = resolve_device(cat, "h100-sxm");
+  Calibration c;
+  c.accelerator = "h100-sxm";
+  auto add = [&](const char* metric, double value, const char* unit) {
+    Measurement m;
+    m.metric = metric, m.value = value, m.unit = unit;
+    c.measurements.push_back(m);
+  };
+  add("gemm_bf16", 791e12, "FLOP/s");       // of the 989.4 TFLOP/s dense BF16 peak
+  add("hbm_triad", 2.97e12, "B/s");         // of 3.35 TB/s
+  add("h2d_pinned", 55e9, "B/s");           // of PCIe 5's 64 GB/s a direction
+  add("launch_roundtrip", 5e-6, "s");       // nothing in the catalog measures it
+  const std::vector<Comparison> x = compare_with_catalog(c, d);
+  REQUIRE(x.size() == 4);
+  CHECK(x[0].reference_name == "dense peak");
+  CHECK(*x[0].ratio == Approx(791e12 / d.peak[static_cast<int>(DType::bf16)]));
+  CHECK(x[1].reference == d.memory_bw.value());
+  CHECK(*x[1].ratio == Approx(2.97 / 3.35).epsilon(1e-3));
+  CHECK(x[2].reference_name == "host link");
+  CHECK(*x[2].ratio == Approx(55.0 / 64));
+  CHECK(x[3].reference == 0);
+  CHECK_FALSE(x[3].ratio);
+}

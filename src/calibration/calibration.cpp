@@ -334,4 +334,26 @@ std::vector<std::string> apply_calibration(const Calibration& c, const Device& d
   return notes;
 }
 
+std::vector<Comparison> compare_with_catalog(const Calibration& c, const Device& d) {
+  std::vector<Comparison> out;
+  for (const auto& m : c.measurements) {
+    Comparison x;
+    x.measured = &m;
+    const std::string dtype = m.metric.rfind("gemm_", 0) == 0 ? m.metric.substr(5) : std::string();
+    if (dtype == "fp32" || dtype == "tf32" || dtype == "bf16" || dtype == "fp16" || dtype == "fp8") {
+      const double peak = d.peak[static_cast<int>(parse_dtype(dtype))];
+      if (peak > 0) x.reference = peak, x.reference_name = "dense peak";
+    } else if (m.metric.rfind("hbm_", 0) == 0 || m.metric == "stream_triad") {
+      x.reference = d.memory_bw.value(), x.reference_name = "memory bandwidth";
+    } else if (m.metric == "h2d_pinned" || m.metric == "d2h_pinned") {
+      x.reference = d.host.bw_per_direction.value(), x.reference_name = "host link";
+    } else if (m.metric.rfind("p2p_", 0) == 0) {
+      x.reference = d.scale_up.bw_per_direction.value(), x.reference_name = "scale-up link";
+    }
+    if (x.reference > 0 && m.value > 0) x.ratio = m.value / x.reference;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
 }  // namespace gpuplan

@@ -12,6 +12,7 @@
 
 #include "gpuplan/calibration/calibration.hpp"
 #include "gpuplan/commands.hpp"
+#include "gpuplan/report/fields.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
 #include "gpuplan/probe/cpu_probe.hpp"
@@ -133,65 +134,62 @@ std::string run_probe(const Catalog& catalog, const ProbeOptionsCli& o, std::vec
   return to_toml(c);
 }
 
+namespace {
+
+using C = const Comparison&;
+std::string shown(C x, double v) { return x.measured->unit != "s" ? format_si(v, x.measured->unit) : format_duration(v); }
+// clang-format off
+const std::array<Field<Comparison>, 7> comparison_table{{
+    {"metric", [](C x) { return Value(x.measured->metric); }, "metric", nullptr, false},
+    {"measured", [](C x) { return Value(x.measured->value); }, "measured",
+     [](C x) { return x.measured->status.rfind("unsupported", 0) == 0 ? std::string("-") : shown(x, x.measured->value); }},
+    {"unit", [](C x) { return Value(x.measured->unit); }},
+    {"catalog", [](C x) { return x.reference > 0 ? Value(x.reference) : Value(); }, "catalog",
+     [](C x) { return x.reference > 0 ? shown(x, x.reference) : std::string("-"); }},
+    {"catalog_figure", [](C x) { return Value(x.reference_name); }},
+    {"ratio", [](C x) { return x.ratio ? Value(*x.ratio) : Value(); }, "ratio",
+     [](C x) { return x.ratio ? format_sig(*x.ratio) : std::string("-"); }},
+    {"status", [](C x) { return Value(x.measured->status); }, "status", nullptr, false},
+}};
+// clang-format on
+
+Value curve_json(const Calibration& c) {
+  Value cv = Value::object();
+  cv.set("dtype", c.gemm_dtype);
+  cv.set("max", c.gemm_curve->max);
+  cv.set("half", c.gemm_curve->half);
+  cv.set("rms", c.gemm_curve->rms);
+  cv.set("fallback", c.gemm_curve->fallback);
+  return cv;
+}
+
+}  // namespace
+
 Document run_probe_compare(const Catalog& catalog, const std::string& path) {
   Calibration c = load_calibration(path);
   const Device d = resolve_device(catalog, c.accelerator);
   finish_calibration(c, d);
+  const std::vector<Comparison> rows = compare_with_catalog(c, d);
+  const std::span<const Field<Comparison>> fields(comparison_table);
   Document doc;
-  Table t;
+  Table t = fields_columns(fields, std::span<const Comparison>(rows));
   t.title = fmt::format("{}: measured on {} ({}) against catalog {}", path, c.device_name, c.created, d.id);
-  t.headers = {"metric", "measured", "catalog", "ratio", "status"};
-  t.right = {false, true, true, true, false};
-  Value rows = Value::array();
-  for (const auto& m : c.measurements) {
-    double ref = 0;
-    std::string ref_name;
-    const std::string dtype = m.metric.rfind("gemm_", 0) == 0 ? m.metric.substr(5) : std::string();
-    if (dtype == "fp32" || dtype == "tf32" || dtype == "bf16" || dtype == "fp16" || dtype == "fp8") {
-      const DType dt = parse_dtype(dtype);
-      if (d.peak[static_cast<int>(dt)] > 0) ref = d.peak[static_cast<int>(dt)], ref_name = "dense peak";
-    } else if (m.metric.rfind("hbm_", 0) == 0 || m.metric == "stream_triad") {
-      ref = d.memory_bw.value(), ref_name = "memory bandwidth";
-    } else if (m.metric == "h2d_pinned" || m.metric == "d2h_pinned") {
-      ref = d.host.bw_per_direction.value(), ref_name = "host link";
-    } else if (m.metric.rfind("p2p_", 0) == 0) {
-      ref = d.scale_up.bw_per_direction.value(), ref_name = "scale-up link";
-    }
-    const bool rate = m.unit != "s";
-    auto show = [&](double v) { return rate ? format_si(v, m.unit) : format_duration(v); };
-    t.add_row({m.metric, m.status.rfind("unsupported", 0) == 0 ? "-" : show(m.value), ref > 0 ? show(ref) : "-",
-               ref > 0 && m.value > 0 ? format_sig(m.value / ref) : "-", m.status});
-    Value r = Value::object();
-    r.set("metric", m.metric);
-    r.set("measured", m.value);
-    r.set("unit", m.unit);
-    r.set("catalog", ref > 0 ? Value(ref) : Value());
-    r.set("catalog_figure", ref_name);
-    r.set("ratio", ref > 0 && m.value > 0 ? Value(m.value / ref) : Value());
-    r.set("status", m.status);
-    rows.push(r);
-  }
   doc.tables.push_back(t);
-  Value v = Value::object();
+  Value measurements = Value::array();
+  for (const auto& x : rows) measurements.push(fields_object(fields, x));
+  Value& v = doc.data = Value::object();
   v.set("file", path);
   v.set("accelerator", d.id);
   v.set("device_name", c.device_name);
   v.set("kind", c.kind);
-  v.set("measurements", rows);
+  v.set("measurements", measurements);
   if (c.gemm_curve) {
-    Value cv = Value::object();
-    cv.set("dtype", c.gemm_dtype);
-    cv.set("max", c.gemm_curve->max);
-    cv.set("half", c.gemm_curve->half);
-    cv.set("rms", c.gemm_curve->rms);
-    cv.set("fallback", c.gemm_curve->fallback);
-    v.set("gemm_curve", cv);
+    v.set("gemm_curve", curve_json(c));
     if (!c.gemm_curve->fallback.empty()) doc.warnings.push_back("GEMM curve: " + c.gemm_curve->fallback);
     doc.lines.push_back(fmt::format("GEMM curve ({}): efficiency = {:.3f} / (1 + 3 x {:.0f} / n), fitted to {} sizes, rms {:.1f}%",
                                     c.gemm_dtype, c.gemm_curve->max, c.gemm_curve->half, c.gemm_curve->points,
                                     100 * c.gemm_curve->rms));
   }
-  doc.data = v;
   return doc;
 }
 

@@ -82,6 +82,16 @@ void finish_calibration(Calibration& c, const Device& d);
 // Refuses (Error usage) a calibration measured on another accelerator than `d`.
 void check_calibration_for(const Calibration& c, const Device& d, const std::string& path);
 // Measured figures in place of the defaults; returns one line per figure replaced.
+// A measurement beside the catalog figure it measures (GEMM: the dense peak of its type; memory
+// streams: the memory bandwidth; host copies: the host link; peer copies: the scale-up link).
+struct Comparison {
+  const Measurement* measured = nullptr;
+  double reference = 0;        // the catalog's figure; 0: none to compare with
+  std::string reference_name;  // "dense peak", "memory bandwidth", ...; empty: none
+  std::optional<double> ratio; // measured over the catalog's figure
+};
+std::vector<Comparison> compare_with_catalog(const Calibration& c, const Device& d);
+
 std::vector<std::string> apply_calibration(const Calibration& c, const Device& d, DType compute, Efficiency& eff);
 std::vector<std::string> apply_calibration(const Calibration& c, const Device& d, DecodeEfficiency& dec);
 
