@@ -2,6 +2,7 @@
 // model and the offload split, by hand.
 #include <catch2/catch.hpp>
 
+#include "gpuplan/records.hpp"
 #include "gpuplan/analysis/inference.hpp"
 #include "catalog_fixture.hpp"
 #include "gpuplan/catalog/catalog.hpp"

@@ -2,6 +2,7 @@
 // and the replica count, against the closed forms in serving.hpp.
 #include <catch2/catch.hpp>
 
+#include "gpuplan/records.hpp"
 #include "gpuplan/analysis/cost.hpp"
 #include "gpuplan/analysis/serving.hpp"
 #include "catalog_fixture.hpp"

@@ -15,6 +15,7 @@
 #include "gpuplan/analysis/storage.hpp"
 #include "gpuplan/calibration/calibration.hpp"
 #include "gpuplan/layout.hpp"
+#include "gpuplan/records.hpp"
 #include "gpuplan/settings.hpp"
 
 namespace gpuplan {

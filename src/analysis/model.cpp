@@ -4,7 +4,6 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
 
 namespace gpuplan {
@@ -49,44 +48,6 @@ ParamCounts count_params(const ModelArch& m) {
   p.total = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_total + p.embedding + p.output;
   p.active = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_active + p.embedding + p.output;
   return p;
-}
-
-ModelArch model_from_record(const Record& r) {
-  ModelArch m;
-  m.id = r.id;
-  m.name = r.text("name");
-  auto i = [&](const char* f, double fallback = 0) { return static_cast<int>(r.number(f, fallback)); };
-  m.layers = i("layers");
-  m.hidden = i("hidden");
-  m.heads = i("heads");
-  m.kv_heads = i("kv_heads", m.heads);
-  m.head_dim = i("head_dim", m.heads > 0 ? m.hidden / m.heads : 0);
-  m.ffn = i("ffn");
-  m.vocab = i("vocab");
-  std::string act = r.text("activation", "swiglu");
-  m.activation = act == "gelu" ? Activation::gelu : act == "geglu" ? Activation::geglu : Activation::swiglu;
-  m.layernorm = r.text("norm") == "layernorm";
-  m.tied_embeddings = r.flag("tied_embeddings");
-  m.learned_positions = r.flag("learned_positions");
-  m.qkv_bias = r.flag("qkv_bias");
-  m.linear_bias = r.flag("linear_bias");
-  m.max_context = static_cast<long>(r.number("max_context"));
-  m.sliding_window = static_cast<long>(r.number("sliding_window"));
-  m.sliding_layers = i("sliding_layers", m.sliding_window > 0 ? m.layers : 0);
-  m.experts = i("experts");
-  m.active_experts = i("active_experts");
-  m.shared_experts = i("shared_experts");
-  m.expert_ffn = i("expert_ffn", m.ffn);
-  m.dense_layers = i("dense_layers");
-  m.q_lora_rank = i("q_lora_rank");
-  m.kv_lora_rank = i("kv_lora_rank");
-  m.qk_rope_dim = i("qk_rope_dim");
-  m.qk_nope_dim = i("qk_nope_dim");
-  m.v_head_dim = i("v_head_dim");
-  if (m.mla()) m.head_dim = m.qk_nope_dim + m.qk_rope_dim;
-  m.stated_total = r.number("params_total");
-  m.stated_active = r.number("params_active", m.stated_total);
-  return m;
 }
 
 ModelArch synthesize_dense(double params) {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "bill.hpp"
+#include "gpuplan/records.hpp"
 #include "gpuplan/analysis/device.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gpuplan/records.hpp"
 #include "gpuplan/calibration/calibration.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/report/fields.hpp"

@@ -6,8 +6,6 @@
 
 namespace gpuplan {
 
-class Catalog;
-
 enum class DType { fp32, tf32, bf16, fp16, fp8, fp4, int8, int4 };
 DType parse_dtype(const std::string& s);  // throws Error(usage)
 std::string to_string(DType d);
@@ -41,8 +39,5 @@ struct Device {
   Bytes usable_memory() const { return memory * gpu_memory_share; }
 };
 
-// An interconnect record as a link (throws the catalog's unknown-id error).
-Link link_by_id(const Catalog& c, const std::string& id);
-Device resolve_device(const Catalog& catalog, const std::string& id);
 
 }  // namespace gpuplan

@@ -4,7 +4,6 @@
 
 namespace gpuplan {
 
-struct Record;
 
 enum class Activation { gelu, swiglu, geglu };
 
@@ -52,9 +51,6 @@ struct ParamCounts {
 };
 
 ParamCounts count_params(const ModelArch& m);
-
-// Builds from a catalog record (fields as in catalogs/models.toml).
-ModelArch model_from_record(const Record& r);
 
 // A plausible Llama-like dense model of about `params` parameters. The rule (also in the
 // man page and --explain): head dim 128, width = 128 x layers (Llama's aspect ratio),

@@ -1,0 +1,19 @@
+#pragma once
+// Catalog records as the analyses' inputs: the one place ids become devices, links and model
+// architectures (above both the catalog and the analyses, which know nothing of each other).
+#include <string>
+
+#include "gpuplan/analysis/device.hpp"
+#include "gpuplan/analysis/model.hpp"
+#include "gpuplan/catalog/catalog.hpp"
+
+namespace gpuplan {
+
+// An interconnect record as a link (throws the catalog's unknown-id error).
+Link link_by_id(const Catalog& c, const std::string& id);
+// An accelerator record with its links; Error(data) when it has no FLOP rate.
+Device resolve_device(const Catalog& catalog, const std::string& id);
+// A model record (fields as in catalogs/models.toml).
+ModelArch model_from_record(const Record& r);
+
+}  // namespace gpuplan
