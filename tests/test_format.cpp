@@ -113,10 +113,12 @@ TEST_CASE("set_dotted nests keys in order and replaces a scalar that stood in th
 
 TEST_CASE("The step and memory terms sum to the totals they break down") {
   gpuplan::StepTime t;
-  t.compute = 1, t.tp_comm = 2, t.pp_comm = 4, t.dp_comm = 8, t.cp_comm = 16, t.ep_comm = 32, t.bubble = 64, t.optimizer = 128;
+  using gpuplan::seconds;
+  t.compute = seconds(1), t.tp_comm = seconds(2), t.pp_comm = seconds(4), t.dp_comm = seconds(8), t.cp_comm = seconds(16);
+  t.ep_comm = seconds(32), t.bubble = seconds(64), t.optimizer = seconds(128), t.offload = seconds(256);
   double sum = 0;
   for (const auto& term : gpuplan::step_terms()) sum += term.of(t);
-  CHECK(sum == 255);  // every term once: 2^8 - 1
+  CHECK(sum == 511);  // every term once: 2^9 - 1
   gpuplan::MemoryBreakdown m;
   m.weights = gpuplan::bytes(1), m.gradients = gpuplan::bytes(2), m.optimizer = gpuplan::bytes(4);
   m.activations = gpuplan::bytes(8), m.buffers = gpuplan::bytes(16), m.reserve = gpuplan::bytes(32);
@@ -129,7 +131,7 @@ TEST_CASE("The step and memory terms sum to the totals they break down") {
 TEST_CASE("A ranked layout keeps the JSON keys of train and search and a CSV row per layout") {
   gpuplan::Candidate c;
   c.layout.tp = 4, c.layout.pp = 2, c.layout.dp = 8;
-  c.time.compute = 3, c.time.total = 4;
+  c.time.compute = gpuplan::seconds(3), c.time.total = gpuplan::seconds(4);
   c.tokens_per_s = 1000;
   c.memory.weights = gpuplan::bytes(10.4);
   const std::vector<gpuplan::RankedLayout> rows{{1, 64, &c, 0.5, 0.6, 80e9}, {2, 64, &c, 0.25, 0.3, 80e9}};

@@ -239,11 +239,11 @@ TEST_CASE("the pipeline bubble is p-1 over v micro-batch slots", "[step]") {
   l.global_batch = 16;
   l.zero = 0;
   StepTime t1 = step_time(sm, l);
-  const double per_slot = (t1.compute + t1.tp_comm + t1.pp_comm) / 16;
-  CHECK(t1.bubble == Approx(3 * per_slot));
+  const double per_slot = (t1.compute.value() + t1.tp_comm.value() + t1.pp_comm.value()) / 16;
+  CHECK(t1.bubble.value() == Approx(3 * per_slot));
   l.interleave = 2;
   StepTime t2 = step_time(sm, l);
-  CHECK(t2.bubble == Approx(1.5 * (t2.compute + t2.pp_comm) / 16));
+  CHECK(t2.bubble.value() == Approx(1.5 * (t2.compute.value() + t2.pp_comm.value()) / 16));
 }
 
 TEST_CASE("bad layouts and settings are usage errors", "[memory]") {
@@ -276,14 +276,14 @@ TEST_CASE("Overlap settings hide tensor-parallel and expert communication") {
   Layout l;
   l.tp = 2, l.dp = 128, l.ep = 8, l.zero = 1, l.micro_batch = 1, l.global_batch = 1024;
   const StepTime base = step_time(sm, l);
-  REQUIRE(base.tp_comm > 0);
-  REQUIRE(base.ep_comm > 0);
+  REQUIRE(base.tp_comm.value() > 0);
+  REQUIRE(base.ep_comm.value() > 0);
   sm.settings.tp_overlap = 1;
   sm.settings.ep_overlap = 0.5;
   const StepTime hidden = step_time(sm, l);
-  CHECK(hidden.tp_comm == 0);
-  CHECK(hidden.ep_comm == Approx(base.ep_comm / 2).epsilon(1e-12));
-  CHECK(hidden.compute == Approx(base.compute).epsilon(1e-12));
+  CHECK(hidden.tp_comm.value() == 0);
+  CHECK(hidden.ep_comm.value() == Approx(base.ep_comm.value() / 2).epsilon(1e-12));
+  CHECK(hidden.compute.value() == Approx(base.compute.value()).epsilon(1e-12));
 }
 
 TEST_CASE("Expert all-to-all across nodes is bound by the scale-out share of the traffic") {
@@ -292,9 +292,9 @@ TEST_CASE("Expert all-to-all across nodes is bound by the scale-out share of the
   StepModel sm = mixtral_on_h100();
   Layout l;
   l.dp = 16, l.ep = 8, l.zero = 1, l.micro_batch = 1, l.global_batch = 1024, l.sequence_parallel = false;
-  const double inside = step_time(sm, l).ep_comm;
+  const double inside = step_time(sm, l).ep_comm.value();
   l.dp = 32, l.ep = 16, l.global_batch = 2048;  // same tokens per rank, twice the ranks
-  const double across = step_time(sm, l).ep_comm;
+  const double across = step_time(sm, l).ep_comm.value();
   CHECK(across > 2 * inside);
 }
 
@@ -312,9 +312,9 @@ TEST_CASE("pipeline sends carry a tensor-parallel rank's share of the activation
   const StepTime with_sp = step_time(sm, l);
   l.sequence_parallel = false;
   const StepTime without = step_time(sm, l);
-  CHECK(with_sp.pp_comm > 0);
-  CHECK(without.pp_comm == Approx(with_sp.pp_comm));
+  CHECK(with_sp.pp_comm.value() > 0);
+  CHECK(without.pp_comm.value() == Approx(with_sp.pp_comm.value()));
   // Twice the model chunks (interleave 2): twice the sends.
   l.interleave = 2;
-  CHECK(step_time(sm, l).pp_comm == Approx(2 * without.pp_comm));
+  CHECK(step_time(sm, l).pp_comm.value() == Approx(2 * without.pp_comm.value()));
 }

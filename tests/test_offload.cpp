@@ -108,13 +108,13 @@ TEST_CASE("an offloaded optimizer runs on the host and crosses the host link", "
   const StepParts parts = step_parts(sm, l);
   const double local = parts.stage.total();  // dp = 1: the shard is the whole stage
   // CPU-Adam: 2 x 12 + 4 + 2 = 30 bytes a parameter over the host's memory at its efficiency.
-  CHECK(off.optimizer == Approx(local * 30 / (100e9 * sm.settings.eff.memory)).epsilon(1e-12));
+  CHECK(off.optimizer.value() == Approx(local * 30 / (100e9 * sm.settings.eff.memory)).epsilon(1e-12));
   // PCIe 5 (64 GB/s a direction at the link efficiency): gradients down, half hidden behind the
   // backward pass at the default dp-overlap 0.5, weights up.
   const double one_way = local * 2 / (64e9 * sm.settings.eff.link);
-  CHECK(off.offload == Approx(one_way * 0.5 + one_way).epsilon(1e-12));
-  CHECK(off.compute == on.compute);
-  CHECK(off.total == Approx(on.total - on.optimizer + off.optimizer + off.offload).epsilon(1e-12));
+  CHECK(off.offload.value() == Approx(one_way * 0.5 + one_way).epsilon(1e-12));
+  CHECK(off.compute.value() == on.compute.value());
+  CHECK(off.total.value() == Approx(on.total.value() - on.optimizer.value() + off.optimizer.value() + off.offload.value()).epsilon(1e-12));
 }
 
 TEST_CASE("the search offloads only where nothing fits on the devices", "[search][offload]") {

@@ -32,11 +32,11 @@ TEST_CASE("time to train on a fixed count is steps x step time over goodput", "[
   const double steps = 1e12 / (a.best.layout.global_batch * seq);
   CHECK(a.gpus == 64);
   CHECK(a.steps == Approx(steps));
-  CHECK(a.wall.value() == Approx(steps * a.best.time.total / 0.9));
+  CHECK(a.wall.value() == Approx(steps * a.best.time.total.value() / 0.9));
   CHECK(a.gpu_hours == Approx(a.wall.value() * 64 / 3600));
   CHECK(a.goodput == 0.9);  // no checkpoint interval: nothing taken out
   const double peak = q.model.device.peak_for(q.model.settings.compute_dtype).value() * 64;
-  CHECK(a.mfu == Approx(a.best.time.model_flops / a.best.time.total / peak));
+  CHECK(a.mfu == Approx(a.best.time.model_flops.value() / a.best.time.total.value() / peak));
   CHECK(a.mfu > 0.2);
   CHECK(a.mfu < 0.8);
   CHECK(a.counts_searched == 1);
@@ -69,7 +69,7 @@ TEST_CASE("the deadline search gives the count of a plain doubling and bisection
       if (r.top.empty()) return false;
       const Candidate& c = r.top.front();
       const double steps = q.tokens / (c.layout.global_batch * double(q.model.settings.train.seq_len));
-      return wall_clock(steps, seconds(c.time.total), q.goodput) <= q.deadline;
+      return wall_clock(steps, seconds(c.time.total.value()), q.goodput) <= q.deadline;
     };
     int hi = 1;
     while (!meets(hi)) hi *= 2;
@@ -139,7 +139,7 @@ TEST_CASE("checkpoint writes come out of goodput", "[train]") {
   // 112 GB over 2 units of 1 GB/s: 56 s per checkpoint, once an hour of training.
   CHECK(a.storage.checkpoint_write.value() == Approx(56));
   CHECK(a.goodput == Approx(0.9 * (1 - 56.0 / 3656)));
-  CHECK(a.wall.value() == Approx(a.steps * a.best.time.total / a.goodput));
+  CHECK(a.wall.value() == Approx(a.steps * a.best.time.total.value() / a.goodput));
 }
 
 TEST_CASE("a global batch the user chose draws no batch warning", "[train]") {

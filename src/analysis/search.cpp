@@ -199,8 +199,8 @@ bool fitting(const StepModel& sm, const Layout& l, const MemoryParts& parts, dou
 
 }  // namespace
 
-double flops_utilisation(double flops, const StepTime& t, const StepModel& sm, int gpus) {
-  return flops / t.total / (sm.device.peak_for(sm.settings.compute_dtype).value() * gpus);
+double flops_utilisation(Flops flops, const StepTime& t, const StepModel& sm, int gpus) {
+  return (flops / t.total / (sm.device.peak_for(sm.settings.compute_dtype) * static_cast<double>(gpus))).value();
 }
 
 Layout layout_from(const LayoutConstraints& c, int gpus_hint) {
@@ -247,7 +247,7 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     cand.layout = l;
     cand.memory = mem;
     cand.time = step_time(sm, l, sparts);
-    cand.tokens_per_s = l.global_batch * seq / cand.time.total;
+    cand.tokens_per_s = l.global_batch * seq / cand.time.total.value();
     if (static_cast<int>(r.top.size()) == top_k && !better(cand, r.top.back())) return true;
     auto pos = std::upper_bound(r.top.begin(), r.top.end(), cand, better);
     r.top.insert(pos, cand);
@@ -304,7 +304,7 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
     if (offload && (found || !offload_fallback(sm, c) || fits_on_devices(sm, gpus, c, batch_tokens))) break;
     enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
       return fitting(sm, l, mparts, capacity, offload, variants, [&](const Layout& x, const MemoryBreakdown&) {
-        found = x.global_batch * seq / step_time(sm, x, sparts).total >= tokens_per_s;
+        found = x.global_batch * seq / step_time(sm, x, sparts).total.value() >= tokens_per_s;
         return !found;
       });
     }, group);

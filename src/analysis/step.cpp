@@ -276,18 +276,12 @@ double offload_s(const StepSettings& st, const Layout& l, const StepParts& p, do
 
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const StepSettings& st = sm.settings;
-  StepTime r;
   const double pp_per_micro = l.pp > 1 ? 2 * l.interleave * p.p2p : 0;
   int mbs = l.micro_batches();
   if (mbs <= 0) mbs = l.pp;
   const double per_micro_all = p.per_micro + p.tp_per_micro + p.cp_per_micro + p.ep_per_micro + pp_per_micro;
-  r.compute = mbs * p.per_micro;
-  r.tp_comm = mbs * p.tp_per_micro;
-  r.cp_comm = mbs * p.cp_per_micro;
-  r.ep_comm = mbs * p.ep_per_micro;
-  r.pp_comm = mbs * pp_per_micro;
   // 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2021).
-  r.bubble = l.pp > 1 ? (l.pp - 1.0) / l.interleave * per_micro_all : 0;
+  const double bubble = l.pp > 1 ? (l.pp - 1.0) / l.interleave * per_micro_all : 0;
 
   // --- data parallelism: gradient reduce-scatter/all-reduce over dp x cp ranks; ZeRO-3 also
   // gathers parameters forward and backward.
@@ -300,16 +294,25 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
     double hideable = p.bwd * st.dp_overlap;
     dp = std::max(wire - hideable, wire * (1 - st.dp_overlap));
   }
-  r.dp_comm = dp;
   // --- optimizer: memory-bound update of the local shard (read 16, write 12 bytes/param for Adam).
   double local_params = l.zero >= 1 ? p.stage.dense / n_dp + p.stage.expert / std::max(1.0, double(n_dp) / l.ep)
                                     : p.stage.total();
-  r.optimizer = local_params * 28 / p.mem_bw;
-  if (l.offload) r.offload = offload_s(st, l, p, local_params, mbs, r.optimizer);
+  double optimizer = local_params * 28 / p.mem_bw;
+  const double offload = l.offload ? offload_s(st, l, p, local_params, mbs, optimizer) : 0;
 
+  StepTime r;
+  r.compute = seconds(mbs * p.per_micro);
+  r.tp_comm = seconds(mbs * p.tp_per_micro);
+  r.cp_comm = seconds(mbs * p.cp_per_micro);
+  r.ep_comm = seconds(mbs * p.ep_per_micro);
+  r.pp_comm = seconds(mbs * pp_per_micro);
+  r.bubble = seconds(bubble);
+  r.dp_comm = seconds(dp);
+  r.optimizer = seconds(optimizer);
+  r.offload = seconds(offload);
   r.total = r.compute + r.tp_comm + r.cp_comm + r.ep_comm + r.pp_comm + r.bubble + r.dp_comm + r.optimizer + r.offload;
   const double step_tokens = static_cast<double>(mbs) * l.micro_batch * l.dp * st.train.seq_len;
-  r.model_flops = model_flops_per_token(sm.model, sm.params, st.train.seq_len) * step_tokens;
+  r.model_flops = flops(model_flops_per_token(sm.model, sm.params, st.train.seq_len) * step_tokens);
   r.hardware_flops = r.model_flops * (l.recompute == Recompute::full ? 4.0 / 3.0 : 1.0);
   return r;
 }

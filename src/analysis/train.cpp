@@ -108,7 +108,7 @@ TrainAnswer plan_training(const TrainQuestion& q) {
   const StepTime& st = a.best.time;
   a.mfu = flops_utilisation(st.model_flops, st, q.model, a.gpus);
   a.hfu = flops_utilisation(st.hardware_flops, st, q.model, a.gpus);
-  a.comm_fraction = (st.tp_comm + st.pp_comm + st.dp_comm + st.cp_comm + st.ep_comm) / st.total;
+  a.comm_fraction = ((st.tp_comm + st.pp_comm + st.dp_comm + st.cp_comm + st.ep_comm) / st.total).value();
 
   // Storage: the dataset, the read rate, checkpoints and what writing them costs in goodput.
   StorageInput si = q.storage;
@@ -116,7 +116,7 @@ TrainAnswer plan_training(const TrainQuestion& q) {
   si.tokens_per_s = a.best.tokens_per_s;
   a.storage = storage_needs(si);
   a.goodput = q.goodput * (1 - a.storage.checkpoint_overhead);
-  a.wall = wall_clock(a.steps, seconds(st.total), a.goodput);
+  a.wall = wall_clock(a.steps, st.total, a.goodput);
   a.gpu_hours = a.wall.value() * a.gpus / 3600;
 
   // Beyond a few times the usual batch, more devices buy little: large runs use 4-16M tokens per

@@ -32,9 +32,9 @@ Table step_table(const Candidate& c, const Job& j, int gpus) {
   t.right = {false, true, true};
   for (const auto& term : step_terms()) {
     const double v = term.of(c.time);
-    t.add_row({std::string(term.label), format_duration(v), format_sig(100 * v / c.time.total) + "%"});
+    t.add_row({std::string(term.label), format_duration(v), format_sig(100 * v / c.time.total.value()) + "%"});
   }
-  t.add_row({"step", format_duration(c.time.total), "100%"});
+  t.add_row({"step", format_duration(c.time.total.value()), "100%"});
   return t;
 }
 

@@ -31,15 +31,15 @@ const std::array<Field<Layout>, 12> layout_table{{
 
 using S = const StepTime&;
 const std::array<Term<StepTime>, 9> step_table{{
-    {"compute_s", "compute", [](S t) { return t.compute; }},
-    {"tp_comm_s", "tensor-parallel comm", [](S t) { return t.tp_comm; }},
-    {"pp_comm_s", "pipeline comm", [](S t) { return t.pp_comm; }},
-    {"dp_comm_s", "data-parallel comm", [](S t) { return t.dp_comm; }},
-    {"cp_comm_s", "context-parallel comm", [](S t) { return t.cp_comm; }},
-    {"ep_comm_s", "expert-parallel comm", [](S t) { return t.ep_comm; }},
-    {"bubble_s", "pipeline bubble", [](S t) { return t.bubble; }},
-    {"optimizer_s", "optimizer", [](S t) { return t.optimizer; }},
-    {"offload_s", "host offload transfers", [](S t) { return t.offload; }},
+    {"compute_s", "compute", [](S t) { return t.compute.value(); }},
+    {"tp_comm_s", "tensor-parallel comm", [](S t) { return t.tp_comm.value(); }},
+    {"pp_comm_s", "pipeline comm", [](S t) { return t.pp_comm.value(); }},
+    {"dp_comm_s", "data-parallel comm", [](S t) { return t.dp_comm.value(); }},
+    {"cp_comm_s", "context-parallel comm", [](S t) { return t.cp_comm.value(); }},
+    {"ep_comm_s", "expert-parallel comm", [](S t) { return t.ep_comm.value(); }},
+    {"bubble_s", "pipeline bubble", [](S t) { return t.bubble.value(); }},
+    {"optimizer_s", "optimizer", [](S t) { return t.optimizer.value(); }},
+    {"offload_s", "host offload transfers", [](S t) { return t.offload.value(); }},
 }};
 
 using M = const MemoryBreakdown&;
@@ -57,8 +57,8 @@ const std::array<Field<RankedLayout>, 12> ranked_table_fields{{
     {"", nullptr, "rank", [](R r) { return std::to_string(r.rank); }},
     {"gpus", [](R r) { return Value(r.gpus); }},
     {"layout", [](R r) { return fields_object(layout_fields(), r.c->layout); }},
-    {"step_time_s", [](R r) { return Value(r.c->time.total); }, "step",
-     [](R r) { return format_duration(r.c->time.total); }},
+    {"step_time_s", [](R r) { return Value(r.c->time.total.value()); }, "step",
+     [](R r) { return format_duration(r.c->time.total.value()); }},
     {"step_breakdown_s", [](R r) { return terms_object(step_terms(), r.c->time, false); }},
     {"tokens_per_s", [](R r) { return Value(r.c->tokens_per_s); }, "tokens/s",
      [](R r) { return format_si(r.c->tokens_per_s, ""); }},

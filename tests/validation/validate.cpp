@@ -110,7 +110,7 @@ std::string vtrain_section(const char* path, bool& ok) {
     l.recompute = Recompute::full;
     l.sequence_parallel = false;
     double measured = std::stod(f[17]);
-    double predicted = step_time(sm, l).total;
+    double predicted = step_time(sm, l).total.value();
     double err = predicted / measured - 1;
     errors.push_back(std::fabs(err));
     table += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.1f}% |\n", f[0], f[18], f[2],
@@ -162,7 +162,7 @@ std::string korthikanti_section(const char* path) {
     l.sequence_parallel = f[17] == "True";
     std::string tcells = "| | | ", acells = "| | |";
     if (timed) {
-      const double measured = std::stod(f[23]), predicted = step_time(sm, l).total;
+      const double measured = std::stod(f[23]), predicted = step_time(sm, l).total.value();
       time.errors.push_back(std::fabs(predicted / measured - 1));
       tcells = fmt::format("| {:.2f} | {:.2f} | {:+.1f}% ", measured, predicted, 100 * (predicted / measured - 1));
     }
@@ -272,7 +272,7 @@ std::string throughput_section(const Catalog& cat, bool& ok) {
       continue;
     }
     const Candidate& best = res.top.front();
-    const double predicted = best.time.model_flops / best.time.total / (peak * r.gpus);
+    const double predicted = best.time.model_flops.value() / best.time.total.value() / (peak * r.gpus);
     const double diff = predicted - measured;
     sum.errors.push_back(std::fabs(diff));
     const Layout& l = best.layout;

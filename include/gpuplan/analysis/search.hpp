@@ -19,7 +19,7 @@ struct Candidate {
 
 // FLOPs of one step over the step time and the peak of `gpus` devices at the compute type:
 // MFU with the model FLOPs, HFU with the hardware FLOPs.
-double flops_utilisation(double flops, const StepTime& t, const StepModel& sm, int gpus);
+double flops_utilisation(Flops flops, const StepTime& t, const StepModel& sm, int gpus);
 
 struct SearchResult {
   long evaluated = 0;  // layouts considered

@@ -37,12 +37,15 @@ struct StepSettings {
   ByteRate host_memory_bw = bytes_per_s(0);
 };
 
+// One step of one layout, term by term (their sum is `total`). Typed at the boundary: the step
+// model computes in plain doubles inside (the search's hot path) and hands out quantities.
 struct StepTime {
-  double compute = 0, tp_comm = 0, pp_comm = 0, dp_comm = 0, cp_comm = 0, ep_comm = 0, bubble = 0, optimizer = 0;
-  double offload = 0;  // exposed host-link transfers of offloaded state (the host's update is `optimizer`)
-  double total = 0;
-  double model_flops = 0;     // per step, 6N + 12 L s d_attn per token (attention counted causal-halved? no: full)
-  double hardware_flops = 0;  // model FLOPs plus recomputation
+  Seconds compute = seconds(0), tp_comm = seconds(0), pp_comm = seconds(0), dp_comm = seconds(0),
+          cp_comm = seconds(0), ep_comm = seconds(0), bubble = seconds(0), optimizer = seconds(0);
+  Seconds offload = seconds(0);  // exposed host-link transfers of offloaded state (the host's update is `optimizer`)
+  Seconds total = seconds(0);
+  Flops model_flops = flops(0);     // per step, 6N + 12 L s d_attn per token (the full attention matrix)
+  Flops hardware_flops = flops(0);  // model FLOPs plus recomputation
 };
 
 // Precomputed per model and settings, so that each layout costs a few hundred operations.
