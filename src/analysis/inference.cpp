@@ -25,7 +25,7 @@ Runtime parse_runtime(const std::string& s) {
   if (s == "llama.cpp" || s == "llamacpp") return Runtime::llama_cpp;
   if (s == "ollama") return Runtime::ollama;
   if (s == "vllm") return Runtime::vllm;
-  fail(Exit::usage, fmt::format("--runtime '{}' is not known; expected llama.cpp, ollama or vllm", s));
+  fail(Exit::usage, fmt::format("runtime '{}' is not known; expected llama.cpp, ollama or vllm", s));
 }
 
 std::string to_string(Runtime r) {
@@ -54,7 +54,7 @@ constexpr Quant quants[] = {{"fp32", 32, false},   {"bf16", 16, false},    {"fp1
 const Quant& find_quant(const std::string& q) {
   for (const auto& e : quants)
     if (q == e.name) return e;
-  fail(Exit::usage, fmt::format("--quant '{}' is not known; expected bf16, fp16, fp8, int8, int4, awq, gptq, q8_0, "
+  fail(Exit::usage, fmt::format("quantisation '{}' is not known; expected bf16, fp16, fp8, int8, int4, awq, gptq, q8_0, "
                                 "q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m or q2_k",
                                 q));
 }
@@ -69,7 +69,7 @@ double kv_element_bytes(const std::string& dtype) {
   if (dtype == "q8_0") return 34.0 / 32;
   if (dtype == "q4_0") return 18.0 / 32;
   if (dtype == "fp32") return 4;
-  fail(Exit::usage, fmt::format("--kv-dtype '{}' is not known; expected fp16, bf16, fp8, q8_0, q4_0 or fp32", dtype));
+  fail(Exit::usage, fmt::format("KV cache type '{}' is not known; expected fp16, bf16, fp8, q8_0, q4_0 or fp32", dtype));
 }
 
 Bytes runtime_reserve(Runtime r, const Device& d) {

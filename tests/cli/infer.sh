@@ -53,7 +53,7 @@ bad() { # rc text args...
   local want_rc="$1" want="$2"; shift 2
   run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
 }
-bad 2 "--quant 'q9' is not known" infer --model llama-3.1-8b --quant q9
+bad 2 "quantisation 'q9' is not known" infer --model llama-3.1-8b --quant q9
 bad 2 "--batch '0' must be a whole number" infer --model llama-3.1-8b --batch 0
 bad 2 "--rate needs a latency target" infer --model llama-3.1-8b --rate 5
 bad 2 "context 200000 exceeds llama-3.1-8b's maximum" infer --model llama-3.1-8b --context 200k --strict

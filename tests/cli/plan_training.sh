@@ -64,7 +64,7 @@ bad 2 "--tokens: '0x' has an unknown unit" train --model llama-2-7b --gpus 8 --t
 bad 2 "--tokens '0' must be more than 0 and at most 100P" train --model llama-2-7b --gpus 8 --tokens 0
 bad 2 "train needs --gpus N or a deadline" train --model llama-2-7b
 bad 2 "no model" memory --gpu h100-sxm
-bad 2 "--quant 'q9' is not known" memory --model llama-2-7b --mode infer --quant q9
+bad 2 "quantisation 'q9' is not known" memory --model llama-2-7b --mode infer --quant q9
 bad 1 "no layout of 7 devices" train --model llama-2-7b --gpus 7 --tp 2
 bad 1 "does not fit on 1 x" train --model llama-3.1-405b --gpus 1
 bad 1 "devices are more than" train --params 1B --gpus 1000000
