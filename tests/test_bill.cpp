@@ -444,3 +444,20 @@ TEST_CASE("A campus at the default site is warned to name one", "[bill]") {
   s.site_given = true;
   CHECK(cluster_of(f, s, 10000, 0).warnings.empty());
 }
+
+TEST_CASE("GB300 NVL72 racks from the catalog are rack-scale, liquid-cooled and a NIC per GPU", "[bill]") {
+  // Hot Chips 2025 (MGX): GB300 NVL72 is a 72-GPU, liquid-cooled rack of about 120 kW, like GB200.
+  // Before its server record, 576 GB300 came out as 144 air-cooled 4-GPU nodes of 10.2 kW.
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  apply_setting(s, "site", "hyperscale");
+  const Device d = resolve_device(c, "gb300");
+  const Facility f = resolve_facility(s, c, d);
+  CHECK((f.node.id == "gb300-nvl72" && f.node.devices == 72 && f.node.rack_scale && f.node.liquid_cooled));
+  const ClusterPower cp = cluster_of(f, s.bill, 576, 0);
+  CHECK(cp.nodes == 8);
+  CHECK(cp.fabric.nics == 576);
+  REQUIRE(cp.power);
+  CHECK(cp.power->racks == 8);
+  CHECK(cp.power->it_peak.value() >= 8 * 120e3);
+}
