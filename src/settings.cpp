@@ -94,6 +94,14 @@ const std::array table{
            "none, or the least that fits when nothing fits without",
            "Training state kept in host memory: optimizer (ZeRO-Offload), weights (ZeRO-Infinity), activations",
            [](Scenario& s, V v) { s.layout.offload = parse_offload(v.text); }),
+    choice("finetune", "none|full|lora|qlora", layout_cmds, "none (pre-training)",
+           "Fine-tuning: full (every weight), lora (16-bit frozen base, adapters train) or qlora (4-bit frozen base)",
+           [](Scenario& s, V v) {
+             s.step.train.finetune = v.text == "full" ? Finetune::full : v.text == "lora" ? Finetune::lora
+                                     : v.text == "qlora"  ? Finetune::qlora : Finetune::none;
+           }),
+    integer("lora-rank", 1, 4096, layout_cmds, "16", "Rank of the LoRA/QLoRA adapters (on every attention and dense MLP matrix)",
+            [](Scenario& s, V v) { s.step.train.lora_rank = v.integer(); }),
     flag("sequence-parallel", layout_cmds, "Sequence parallelism (--no-sequence-parallel turns it off; default searched)",
          [](Scenario& s, V v) { s.layout.sequence_parallel = v.on; }),
     integer("seq-len", 1, 1e8, layout_cmds, "min(4096, the model's context)", "Sequence length in tokens",
@@ -219,6 +227,9 @@ const std::array table{
     number("checkpoint-every", Q::duration, 1, "s", 60, year, false, cmd_train, "none",
            "Checkpoint interval, e.g. 1h: its write time is taken from goodput",
            [](Scenario& s, V v) { s.checkpoint_every_s = v.number; }),
+    number("dataset-tokens", Q::count, 0, {}, 1, 1e17, false, cmd_train, "none",
+           "Tokens in the dataset: training tokens = dataset-tokens x epochs (fine-tuning)",
+           [](Scenario& s, V v) { s.dataset_tokens = v.number; }),
     number("epochs", Q::real, 0, {}, 0.01, 1000, false, cmd_train, "1", "Passes over the dataset",
            [](Scenario& s, V v) { s.epochs = v.number; }),
     number("bytes-per-token", Q::real, 0, {}, 0.5, 64, false, cmd_train, "4", "Raw text bytes per token",
@@ -226,7 +237,8 @@ const std::array table{
 };
 // clang-format on
 
-constexpr std::array conflicts{Conflict{"model", "params"}, Conflict{"weeks", "days"}, Conflict{"rate", "users"}};
+constexpr std::array conflicts{Conflict{"model", "params"}, Conflict{"weeks", "days"}, Conflict{"rate", "users"},
+                               Conflict{"tokens", "dataset-tokens"}};
 
 constexpr std::array<std::string_view, 5> command_list{"memory", "train", "search", "infer", "power"};
 

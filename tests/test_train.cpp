@@ -119,8 +119,13 @@ TEST_CASE("fewer than 100 steps is more devices than the run can use", "[train]"
   TrainQuestion q = question("llama-3.1-8b", "h100-sxm");
   q.gpus = 64;
   const TrainAnswer ok = plan_training(q);
-  // 50 steps of the chosen batch.
+  // 50 steps of the chosen batch: the batch shrinks to keep 100 steps (a fine-tuning dataset).
   q.tokens = 50 * ok.step_tokens;
+  const TrainAnswer small = plan_training(q);
+  CHECK(small.steps >= min_training_steps);
+  CHECK(small.step_tokens < ok.step_tokens);
+  // 50 sequences in all: not even one sequence a step on one rank makes 100 steps.
+  q.tokens = 50.0 * q.model.settings.train.seq_len;
   CHECK_THROWS_AS(plan_training(q), Error);
 }
 

@@ -81,6 +81,7 @@ struct Scenario {
   long storage_units = 0;
   double checkpoint_every_s = 0;
   double epochs = 1;
+  double dataset_tokens = 0;  // fine-tuning: tokens = dataset_tokens x epochs (0: --tokens or the default)
   double bytes_per_token = default_raw_bytes_per_token;
   std::string scale_out;            // scale-out fabric id; empty: the accelerator's
   std::optional<double> rack_power;  // W per rack; unset: the site's

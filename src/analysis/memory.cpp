@@ -13,6 +13,18 @@ int optimizer_bytes_per_param(Optimizer o) {
   return 12;
 }
 
+double base_weight_bytes(const TrainSettings& s) {
+  if (s.finetune == Finetune::qlora) return 4.127 / 8;
+  return s.finetune == Finetune::lora ? 2 : s.weight_bytes;
+}
+
+double lora_params(const ModelArch& m, int layers, int tp, int rank) {
+  const double h = m.hidden, qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
+  double per_layer = (h + qw) + 2 * (h + kvw) + (qw + h);  // q, k, v and the output projection
+  if (!m.moe()) per_layer += (m.gated() ? 3 : 2) * (h + m.ffn);
+  return rank * per_layer * layers / tp;
+}
+
 StageParams stage_params(const ModelArch& m, const ParamCounts& pc, const Layout& l, bool last_stage) {
   // Layers split as evenly as possible; the first stages take the remainder.
   const int per = (m.layers + l.pp - 1) / l.pp;
@@ -107,6 +119,7 @@ MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainS
     if (last || l.pp == 1)  // output layer and cross-entropy in fp32: 4sbh(1 + V/h)/t
       g.output = bytes(4 * s * b * h * (1 + static_cast<double>(m.vocab) / h) / l.tp);
     if (l.pp > 1) g.pipe_buffers = bytes(2 * 2 * s * b * h / (sp ? l.tp : 1));  // send and receive buffers
+    if (adapters_only(st)) g.adapters = lora_params(m, g.layers, l.tp, st.lora_rank);
   }
   return parts;
 }
@@ -126,14 +139,20 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     mb.params_per_device = g.params;
     // Model states. ZeRO-1 (Megatron's distributed optimizer) shards optimizer states,
     // ZeRO-2 gradients too, ZeRO-3 the weights as well.
-    auto sharded = [&](double bytes_per_param, bool shard) { return bytes_per_param * (shard ? g.sharded : g.params); };
+    // What trains: every parameter, or (fine-tuning with adapters) the adapters alone, over frozen
+    // base weights that keep no gradient or optimizer state.
+    const bool adapters = adapters_only(st);
+    const double n_dp = static_cast<double>(l.dp) * l.cp;
+    const double trained_all = adapters ? g.adapters : g.params, trained_shard = adapters ? g.adapters / n_dp : g.sharded;
+    auto sharded = [&](double bytes_per_param, bool shard) { return bytes_per_param * (shard ? trained_shard : trained_all); };
     const double w = st.weight_bytes, gr = st.grad_bytes, o = optimizer_bytes_per_param(st.optimizer);
     // With 16-bit gradients, ZeRO keeps an fp32 gradient partition beside the optimizer
     // state (DeepSpeed: 4P + 16P/N for ZeRO-2, 18P/N for ZeRO-3).
     const double fp32_grad_partition = (gr < 4 && l.zero >= 1) ? 4 : 0;
     mb.weights = bytes(sharded(w, l.zero >= 3));
+    if (adapters) mb.weights += bytes(base_weight_bytes(st) * (l.zero >= 3 ? g.sharded : g.params));
     mb.gradients = bytes(l.zero >= 3 ? sharded(gr < 4 ? fp32_grad_partition : gr, true)
-                                     : (l.zero == 2 && gr >= 4 ? sharded(gr, true) : gr * g.params));
+                                     : (l.zero == 2 && gr >= 4 ? sharded(gr, true) : gr * trained_all));
     if (l.zero == 2 && gr < 4) mb.gradients += bytes(sharded(fp32_grad_partition, true));
     mb.optimizer = bytes(sharded(o, l.zero >= 1) + (l.zero == 1 ? sharded(fp32_grad_partition, true) : 0));
     // Host offload (ZeRO-Offload, Ren et al. 2021, section 4.1): the fp32 master weights, the
@@ -143,7 +162,7 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     // by layer into the gathered-tensor buffers.
     if (l.offload & offload_optimizer) {
       mb.optimizer = bytes(0);
-      if (l.zero >= 2) mb.gradients = bytes(l.zero == 2 && gr < 4 ? gr * g.params : 0);
+      if (l.zero >= 2) mb.gradients = bytes(l.zero == 2 && gr < 4 ? gr * trained_all : 0);
       mb.host += bytes(sharded(o + 4, true));
     }
     if (l.offload & offload_weights) {

@@ -278,6 +278,25 @@ bool fits_on_devices(const StepModel& sm, int gpus, const LayoutConstraints& c, 
   return fits;
 }
 
+bool any_layout_fits(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens) {
+  if (fits_on_devices(sm, gpus, c, batch_tokens)) return true;
+  if (!offload_fallback(sm, c)) return false;
+  const double capacity = sm.device.usable_memory().value();
+  MemoryParts mparts;
+  long variants = 0;
+  bool found = false;
+  enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
+    return fitting(sm, l, mparts, capacity, true, variants, [&](const Layout&, const MemoryBreakdown&) {
+      found = true;
+      return false;
+    });
+  }, [&](const Layout& l) {
+    mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
+    return true;
+  });
+  return found;
+}
+
 bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
                         double tokens_per_s) {
   const double capacity = sm.device.usable_memory().value();

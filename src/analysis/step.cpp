@@ -40,10 +40,10 @@ Efficiency default_efficiency(const std::string& family) {
   return e;
 }
 
-double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len) {
+double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len, bool frozen_base) {
   // Embedding lookups are not matrix products: exclude the input embedding from N.
   const double n = pc.active - pc.embedding + (m.tied_embeddings ? pc.embedding : 0);
-  return 6 * n + 12.0 * m.layers * seq_len * static_cast<double>(m.q_width());
+  return (frozen_base ? 4 : 6) * n + 12.0 * m.layers * seq_len * static_cast<double>(m.q_width());
 }
 
 double ring_allreduce_s(double bytes, int n, double bw, double latency) {
@@ -183,10 +183,22 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   double head = gemm(h, m.vocab / t);
   fwd += head;
   double bwd = 2 * fwd;
+  const bool adapters = adapters_only(st.train);
+  // Frozen base weights (LoRA, QLoRA): the backward pass skips the weight-gradient GEMMs, half of
+  // its linear-layer work (the adapters' own GEMMs, rank r against width h, are left out).
+  if (adapters)
+    bwd -= dense_layers_here * (attn_gemm + dense_mlp) + moe_layers_here * (attn_gemm + moe_mlp) + head;
   double recompute = 0;
   if (l.recompute == Recompute::full) recompute = fwd - head;
   else if (l.recompute == Recompute::selective && !st.train.flash_attention) recompute = per_stage * attn_core;
   double per_micro = (fwd + bwd + recompute) * (1 + st.framework_overhead);
+  // QLoRA dequantises the 4-bit base weights to 16 bits before each pass that uses them (forward,
+  // backward, a recomputed forward): reading 4.127 bits and writing 16 a weight, memory-bound (a
+  // roofline estimate).
+  if (st.train.finetune == Finetune::qlora) {
+    const double passes = 2 + (l.recompute == Recompute::full ? 1 : 0);
+    per_micro += passes * stage_params(m, sm.params, l, false).total() * (base_weight_bytes(st.train) + 2) / mem_bw;
+  }
 
   // --- tensor-parallel communication: 2 all-reduces forward and 2 backward per layer (or
   // the same volume as all-gathers and reduce-scatters with sequence parallelism), again in
@@ -225,13 +237,17 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   // dp x cp ranks of the first stage's parameters, in the gradient and the weight dtype. Ranks
   // are tp x pp x cp apart, so dp groups leave the scale-up domain quickly.
   r.stage = stage_params(m, sm.params, l, false);
+  r.trained = adapters ? lora_params(m, per_stage, l.tp, st.train.lora_rank) : r.stage.total();
   r.n_dp = l.dp * l.cp;
   if (r.n_dp > 1) {
     const int stride = l.tp;  // dp x cp ranks are tp apart (Megatron's rank order tp, cp, dp, pp)
-    const double grad_bytes = r.stage.total() * st.train.grad_bytes;
-    const double weight_bytes = r.stage.total() * st.train.weight_bytes;
+    const double grad_bytes = r.trained * st.train.grad_bytes;
+    const double weight_bytes = r.trained * st.train.weight_bytes;
     r.grad_gather = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_gather_s);
     r.weight_gather = collective_s(d, e, weight_bytes, r.n_dp, stride, ring_gather_s);
+    r.param_gather = adapters ? collective_s(d, e, r.stage.total() * base_weight_bytes(st.train) + weight_bytes, r.n_dp,
+                                             stride, ring_gather_s)
+                              : r.weight_gather;
     r.grad_allreduce = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_allreduce_s);
   }
   r.per_micro = per_micro;
@@ -267,7 +283,10 @@ double offload_s(const StepSettings& st, const Layout& l, const StepParts& p, do
     const double one_way = local_params * w / p.host_bw;
     exposed += one_way * (1 - st.dp_overlap) + one_way;
   }
-  if (l.offload & offload_weights) exposed += mbs * std::max(0.0, 2 * local_params * w / p.host_bw - p.per_micro);
+  if (l.offload & offload_weights) {  // ZeRO-3: this rank's shard of the stage's weights (frozen ones at their own width)
+    const double shard = adapters_only(st.train) ? p.stage.total() / p.n_dp * base_weight_bytes(st.train) : local_params * w;
+    exposed += mbs * std::max(0.0, 2 * shard / p.host_bw - p.per_micro);
+  }
   if (l.offload & offload_activations) exposed += mbs * std::max(0.0, 2 * p.checkpoints / p.host_bw - p.per_micro);
   return exposed;
 }
@@ -289,14 +308,16 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   double dp = 0;
   if (n_dp > 1) {
     double wire = l.zero >= 1 ? p.grad_gather + p.weight_gather : p.grad_allreduce;
-    if (l.zero >= 3) wire += 2 * mbs * p.weight_gather;
+    if (l.zero >= 3) wire += 2 * mbs * p.param_gather;
     // Overlap: gradient buckets of the last micro-batch reduce while earlier layers run backward.
     double hideable = p.bwd * st.dp_overlap;
     dp = std::max(wire - hideable, wire * (1 - st.dp_overlap));
   }
   // --- optimizer: memory-bound update of the local shard (read 16, write 12 bytes/param for Adam).
-  double local_params = l.zero >= 1 ? p.stage.dense / n_dp + p.stage.expert / std::max(1.0, double(n_dp) / l.ep)
-                                    : p.stage.total();
+  const bool adapters = adapters_only(st.train);
+  double local_params = adapters      ? (l.zero >= 1 ? p.trained / n_dp : p.trained)
+                        : l.zero >= 1 ? p.stage.dense / n_dp + p.stage.expert / std::max(1.0, double(n_dp) / l.ep)
+                                      : p.stage.total();
   double optimizer = local_params * 28 / p.mem_bw;
   const double offload = l.offload ? offload_s(st, l, p, local_params, mbs, optimizer) : 0;
 
@@ -312,8 +333,9 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   r.offload = seconds(offload);
   r.total = r.compute + r.tp_comm + r.cp_comm + r.ep_comm + r.pp_comm + r.bubble + r.dp_comm + r.optimizer + r.offload;
   const double step_tokens = static_cast<double>(mbs) * l.micro_batch * l.dp * st.train.seq_len;
-  r.model_flops = flops(model_flops_per_token(sm.model, sm.params, st.train.seq_len) * step_tokens);
-  r.hardware_flops = r.model_flops * (l.recompute == Recompute::full ? 4.0 / 3.0 : 1.0);
+  r.model_flops = flops(model_flops_per_token(sm.model, sm.params, st.train.seq_len, adapters) * step_tokens);
+  // Full recomputation runs the forward pass again: 2N on 6N, or on 4N over frozen weights.
+  r.hardware_flops = r.model_flops * (l.recompute == Recompute::full ? (adapters ? 1.5 : 4.0 / 3.0) : 1.0);
   return r;
 }
 

@@ -10,7 +10,11 @@
 namespace gpuplan {
 
 double TrainQuestion::target_batch(int devices) const {
-  return std::max(batch_tokens, batch_tokens_per_device * devices);
+  // A run of few tokens (fine-tuning a small dataset) aims at a batch that makes twice
+  // min_training_steps steps, so that rounding it to whole micro-batches (up to 1.5 times, see
+  // search.cpp) still leaves enough; one sequence per data-parallel rank may still be too many.
+  const double wanted = std::max(batch_tokens, batch_tokens_per_device * devices);
+  return tokens > 0 ? std::min(wanted, tokens / (2 * min_training_steps)) : wanted;
 }
 
 Seconds wall_clock(double steps, Seconds step, double goodput) { return step * (steps / goodput); }
@@ -61,7 +65,8 @@ std::pair<int, SearchResult> fewest_for_deadline(const TrainQuestion& q, int& co
   const double ceiling_mfu =
       2 * std::max({1.0, e.gemm_max, e.gemm_max_fp8}) / std::min(1.0, 1 + q.model.settings.framework_overhead);
   const double best_tokens_per_unit = ceiling_mfu * q.unit * q.model.device.peak_for(q.model.settings.compute_dtype).value() /
-                                      model_flops_per_token(q.model.model, q.model.params, q.model.settings.train.seq_len);
+                                      model_flops_per_token(q.model.model, q.model.params, q.model.settings.train.seq_len,
+                                                            adapters_only(q.model.settings.train));
   int hi = 1;
   while (hi < max_deadline_units / 2 && hi * best_tokens_per_unit < needed) hi *= 2;  // hi cannot meet it
   while (!meets(hi)) {
@@ -90,8 +95,12 @@ TrainAnswer plan_training(const TrainQuestion& q) {
     a.gpus = q.gpus;
     r = search_or_fail(q.model, q.layout, q.gpus, q.target_batch(q.gpus), 1);
     a.counts_searched = 1;
+    a.count_limit = "given";
   } else {
     std::tie(a.gpus, r) = fewest_for_deadline(q, a.counts_searched);
+    const int fewer = a.gpus - q.unit;
+    a.count_limit = fewer <= 0 ? "unit"
+                    : any_layout_fits(q.model, fewer, q.layout, q.target_batch(fewer)) ? "deadline" : "memory";
   }
   a.best = r.top.front();
   a.evaluated = r.evaluated;

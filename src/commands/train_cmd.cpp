@@ -88,15 +88,21 @@ TrainQuestion train_question(const Job& j, const Scenario& s) {
   q.deadline = seconds(s.deadline_s);
   // Deadline searches grow the cluster by scale-up domains (by nodes for rack-scale domains).
   q.unit = std::max(1, j.device.scale_up_domain > 64 ? j.device.devices_per_node : j.device.scale_up_domain);
-  q.tokens = (s.tokens > 0 ? s.tokens : 20 * j.params.total) * s.tokens_scale;
+  const TrainSettings& ts = j.step.train;
+  if (ts.finetune != Finetune::none && s.tokens <= 0 && s.dataset_tokens <= 0)
+    fail(Exit::usage, "fine-tuning needs its data: give --dataset-tokens N (and --epochs) or --tokens N");
+  const double tokens = s.tokens > 0 ? s.tokens : s.dataset_tokens > 0 ? s.dataset_tokens * s.epochs : 20 * j.params.total;
+  q.tokens = tokens * s.tokens_scale;
   q.goodput = s.goodput;
-  q.batch_tokens = s.batch_tokens;
+  q.batch_tokens = ts.finetune == Finetune::none ? s.batch_tokens : finetune_batch_tokens;
   q.batch_tokens_per_device = s.batch_tokens_per_device;
   StorageInput& si = q.storage;
   si.epochs = s.epochs;
   si.raw_bytes_per_token = s.bytes_per_token;
   si.token_bytes = j.model.vocab <= 65536 ? 2 : 4;
-  si.checkpoint = bytes(j.params.total * (j.step.train.weight_bytes + optimizer_bytes_per_param(j.step.train.optimizer)));
+  // A checkpoint holds what trains, with its optimizer state: every weight, or the adapters alone.
+  const double trained = adapters_only(ts) ? lora_params(j.model, j.model.layers, 1, ts.lora_rank) : j.params.total;
+  si.checkpoint = bytes(trained * (ts.weight_bytes + optimizer_bytes_per_param(ts.optimizer)));
   si.checkpoint_every = seconds(s.checkpoint_every_s);
   si.system = j.facility.storage ? &*j.facility.storage : nullptr;
   si.units = s.storage_units;
@@ -138,6 +144,19 @@ Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& 
   return train_document(train_run(catalog, s), s, o);
 }
 
+namespace {
+// What trains, for JSON: none (pre-training), full, lora or qlora.
+std::string fine_tune_name(const TrainSettings& t) {
+  switch (t.finetune) {
+    case Finetune::none: return "none";
+    case Finetune::full: return "full";
+    case Finetune::lora: return "lora";
+    case Finetune::qlora: return "qlora";
+  }
+  return "none";
+}
+}  // namespace
+
 Document train_document(const TrainRun& run, const Scenario& s, const RunOptions& o) {
   const Job& j = run.job;
   const TrainQuestion& q = run.question;
@@ -157,13 +176,16 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("gpu", j.device.id);
   for (const auto& [k, val] : v.members()) out.set(k, val);
   out.set("tokens", ans.tokens);
-  out.set("tokens_default", s.tokens <= 0);
+  const bool default_tokens = s.tokens <= 0 && s.dataset_tokens <= 0;
+  out.set("tokens_default", default_tokens);
   out.set("seq_len", j.step.train.seq_len);
   out.set("goodput", ans.goodput);
   out.set("wall_clock_s", ans.wall.value());
   out.set("wall_clock_days", ans.wall.value() / 86400);
   out.set("gpu_hours", ans.gpu_hours);
   if (s.deadline_s > 0) out.set("deadline_s", s.deadline_s);
+  out.set("count_limit", ans.count_limit);
+  out.set("finetune", fine_tune_name(j.step.train));
   out.set("evaluated", ans.evaluated);
   out.set("valid", ans.fitting);
   out.set("site", fac.site.id);
@@ -208,10 +230,13 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   Table sum;
   sum.headers = {"result", "value"};
   sum.right = {false, true};
-  sum.add_row({"devices", std::to_string(gpus)});
-  sum.add_row({"tokens", format_si(ans.tokens, "") + (s.tokens <= 0 ? " (20 per parameter, Chinchilla)" : "")});
+  sum.add_row({"devices", std::to_string(gpus) + (ans.count_limit == "memory"     ? " (set by memory: fewer hold no layout)"
+                                                   : ans.count_limit == "deadline" ? " (set by the deadline)"
+                                                   : ans.count_limit == "unit"     ? " (one unit, the fewest a deadline is searched in)"
+                                                                                   : "")});
+  sum.add_row({"tokens", format_si(ans.tokens, "") + (default_tokens ? " (20 per parameter, Chinchilla)" : "")});
   sum.add_row({"throughput", format_si(best.tokens_per_s, "tokens/s")});
-  sum.add_row({"MFU (6N + 12Lsd)", format_sig(100 * ans.mfu) + "%"});
+  sum.add_row({adapters_only(j.step.train) ? "MFU (4N + 12Lsd, frozen base)" : "MFU (6N + 12Lsd)", format_sig(100 * ans.mfu) + "%"});
   sum.add_row({"HFU", format_sig(100 * ans.hfu) + "%"});
   sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
   sum.add_row({"wall clock", format_duration(ans.wall.value()) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", ans.wall.value() / 86400, 100 * ans.goodput)});
@@ -234,7 +259,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
                                                    format_duration(s.checkpoint_every_s))});
   doc.tables.push_back(bt);
   doc.warnings = warnings;
-  if (s.tokens <= 0) doc.lines.push_back("tokens default to 20 per parameter (Hoffmann et al. 2022, Chinchilla)");
+  if (default_tokens) doc.lines.push_back("tokens default to 20 per parameter (Hoffmann et al. 2022, Chinchilla)");
   if (o.explain) {
     doc.lines.push_back(fmt::format("efficiency: GEMM up to {:.0f}% of peak, memory {:.0f}% of bandwidth ({})",
                                     100 * j.step.eff.gemm_max, 100 * j.step.eff.memory, j.step.eff.origin));

@@ -110,4 +110,15 @@ expect_rc 0; [ "$(cat "$TMP/out")" = optimizer ] || fail "70B on 16 H100: offloa
 run train --model llama-3.1-70b --gpus 16 --tokens 10B --offload none
 expect_rc 1; expect_err "does not fit"; expect_one_line_err
 
+# Fine-tuning: it needs its data, and one way of giving it.
+run train --model llama-3.1-8b --gpus 8 --finetune lora
+expect_rc 2; expect_err "fine-tuning needs its data"; expect_one_line_err
+run train --model llama-3.1-8b --gpus 8 --finetune lora --tokens 1B --dataset-tokens 1B
+expect_rc 2; expect_err "give --tokens or --dataset-tokens, not both"; expect_one_line_err
+run train --model llama-3.1-8b --gpus 8 --finetune qlora --lora-rank 0 --dataset-tokens 1B
+expect_rc 2; expect_err "--lora-rank"; expect_one_line_err
+# QLoRA of a 70B model on one 80 GB device: 70.6B x 4.127 bits = 36 GB of frozen weights.
+run train --model llama-3.1-70b --gpu a100-80gb --gpus 1 --finetune qlora --dataset-tokens 20M --get finetune
+expect_rc 0; [ "$(cat "$TMP/out")" = qlora ] || fail "QLoRA 70B on one A100: $(cat "$TMP/out")"
+
 finish

@@ -8,6 +8,10 @@
 namespace gpuplan {
 
 enum class Optimizer { adam, adam8bit, sgd };
+// Pre-training, or fine-tuning: every weight (full, the same arithmetic on a dataset), or
+// low-rank adapters over frozen base weights in 16 bits (LoRA, Hu et al. 2021) or in 4 bits
+// (QLoRA, Dettmers et al. 2023).
+enum class Finetune { none, full, lora, qlora };
 
 struct TrainSettings {
   int seq_len = 4096;
@@ -18,7 +22,19 @@ struct TrainSettings {
   Bytes reserve = bytes(1024.0 * 1024 * 1024);  // CUDA context, cuBLAS workspace, allocator slack
   Bytes bucket = bytes(2 * 25e6);  // two 25 MB gradient buckets in flight (PyTorch DDP bucket_cap_mb)
   Bytes host_memory = bytes(0);     // host memory per device for offload (its share of the node's); 0: none
+  Finetune finetune = Finetune::none;
+  int lora_rank = 16;               // LoRA and QLoRA adapters' rank
 };
+
+// Whether the base weights are frozen and only low-rank adapters train (LoRA, QLoRA).
+inline bool adapters_only(const TrainSettings& s) { return s.finetune == Finetune::lora || s.finetune == Finetune::qlora; }
+// Bytes per frozen base weight: 16 bits under LoRA; QLoRA's 4-bit NormalFloat with its
+// double-quantised block constants, 4.127 bits (Dettmers et al. 2023, section 3).
+double base_weight_bytes(const TrainSettings& s);
+// LoRA adapter parameters of `layers` transformer layers on one tensor-parallel rank: rank r on
+// every linear layer of attention and of a dense MLP (QLoRA's choice, Dettmers et al. 2023,
+// section 4), r (d_in + d_out) each; MoE experts carry none.
+double lora_params(const ModelArch& m, int layers, int tp, int rank);
 
 // Bytes of optimizer state per parameter, fp32 master weights included: Adam 12, 8-bit Adam 6, SGD 8.
 int optimizer_bytes_per_param(Optimizer o);
@@ -67,6 +83,7 @@ struct MemoryParts {
     double dropout = 0;           // embedding dropout mask of one micro-batch, bytes (GPT-era first stage)
     Bytes output = bytes(0);      // output layer and loss (the last stage)
     Bytes pipe_buffers = bytes(0);  // pipeline send and receive buffers
+    double adapters = 0;          // LoRA adapter parameters per device (fine-tuning with adapters)
   } stage[2];
   int stages = 1;
 };

@@ -42,6 +42,9 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
 
 // Whether some layout of `gpus` devices fits on the devices, without offload (stops at the first).
 bool fits_on_devices(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens);
+// Whether the search finds any layout on `gpus` devices: on the devices, or offloaded where the
+// search would offload.
+bool any_layout_fits(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens);
 
 // The fewest devices (any count) for which some layout fits in memory; gpus = 0 if none
 // up to max_gpus. The layout's step time is not considered.

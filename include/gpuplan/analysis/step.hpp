@@ -57,8 +57,9 @@ struct StepModel {
 };
 
 // Model FLOPs per token for training: 6 N_active + 12 L s d_attn (PaLM's convention, full
-// attention matrix; Chowdhery et al. 2022, Appendix B).
-double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len);
+// attention matrix; Chowdhery et al. 2022, Appendix B). Over frozen base weights (LoRA, QLoRA)
+// 4 N: the backward pass computes the activations' gradients but no weight gradients.
+double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len, bool frozen_base = false);
 
 // Ring collectives over n ranks: all-reduce moves 2(n-1)/n of the bytes, all-gather and
 // reduce-scatter (n-1)/n, each step paying the link latency.
@@ -77,8 +78,10 @@ struct StepParts {
   double bwd = 0;     // backward compute of one micro-batch (what gradient reduction can hide behind)
   double p2p = 0;     // one pipeline send of one micro-batch's activations
   StageParams stage;  // the first stage's parameters per device
+  double trained = 0; // of those, what trains (all of them, or the LoRA adapters)
   int n_dp = 1;       // dp x cp
-  double grad_gather = 0, weight_gather = 0, grad_allreduce = 0;  // over the dp x cp ranks
+  double grad_gather = 0, weight_gather = 0, grad_allreduce = 0;  // over the dp x cp ranks: what trains
+  double param_gather = 0;  // ZeRO-3's gather of every weight (frozen ones at their own width), each micro-batch
   double mem_bw = 0;  // achieved memory bandwidth (the optimizer update)
   double host_bw = 0, host_mem_bw = 0;  // achieved host link (per direction) and host memory bandwidth
   double checkpoints = 0;  // bytes of one micro-batch's layer-input checkpoints on the stage (full recomputation)

@@ -18,6 +18,9 @@ constexpr double comm_warning_share = 0.3;
 // Fewer optimizer steps than this is not a training run: learning-rate warm-up alone takes
 // hundreds to thousands (Llama 3 405B warmed up over 8,000; Dubey et al. 2024, 3.4.1).
 constexpr double min_training_steps = 100;
+// The batch a fine-tuning run aims at, 262,144 tokens: Llama 2's supervised fine-tuning ran 64
+// sequences of 4,096 tokens a step (Touvron et al. 2023, section 3.1).
+constexpr double finetune_batch_tokens = 64.0 * 4096;
 // The deadline search grows the cluster in units of this many devices at most twice per
 // bisection step, up to 2^17 units.
 constexpr int max_deadline_units = 1 << 17;
@@ -30,7 +33,8 @@ struct TrainQuestion {
   int unit = 1;                      // the deadline search counts devices in multiples of this
   double tokens = 0;                 // tokens to train on
   double goodput = 0.9;              // share of wall clock doing useful steps, before checkpoints
-  // The batch the search aims at: max(batch_tokens, batch_tokens_per_device x devices).
+  // The batch the search aims at: max(batch_tokens, batch_tokens_per_device x devices), at most
+  // tokens / (2 min_training_steps).
   double batch_tokens = 4.0 * 1024 * 1024, batch_tokens_per_device = 1024;
   StorageInput storage;              // tokens and tokens_per_s are filled in by the analysis
   double target_batch(int devices) const;
@@ -41,6 +45,10 @@ struct TrainAnswer {
   Candidate best;
   long evaluated = 0, fitting = 0;  // layouts of the chosen count
   int counts_searched = 0;           // device counts the deadline search evaluated
+  // What set the device count: "given" (a fixed count), "unit" (the deadline search's smallest
+  // count, one scale-up domain or node, is enough), "memory" (one unit fewer holds no layout) or
+  // "deadline" (one unit fewer holds the model but is too slow).
+  std::string count_limit;
   double tokens = 0, step_tokens = 0, steps = 0;
   double goodput = 0;                // after checkpoint writes
   Seconds wall = seconds(0);
