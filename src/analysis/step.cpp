@@ -13,8 +13,9 @@ Efficiency default_efficiency(const std::string& family) {
   // 1.79 of 2.04 TB/s (88%), H100 2.97 of 3.35 (89%), H200 4.15 of 4.8 (86%), same source.
   // Other families have no sourced measurement: 0.75 and 0.85 are estimates.
   // FP8: H100 1402.6 of 1979 (71%, MAMF); elsewhere probe.md's default of 0.68 (an estimate).
-  // gemm_half is the GEMM size at which a device reaches a third of gemm_max; a faster SM needs
-  // bigger tiles to fill, so it scales with dense throughput per SM, from A100's fitted 512:
+  // gemm_half sets the k depth at which a GEMM reaches half its ceiling (gemm_curve); a faster
+  // SM needs deeper tiles to amortise each tile's fixed cost, so it scales with dense throughput
+  // per SM, from A100's 512:
   // H100 989/132 = 7.49 TFLOP/s per SM against A100's 312/108 = 2.89, so 512 x 2.6 = 1330;
   // B200 2250/148 = 15.2, so 512 x 5.26 = 2690. FP8 keeps it: Hopper's FP8 MMA has the BF16
   // tile's M and N with twice its K, so the same output tiles fill the machine.
@@ -56,11 +57,7 @@ double ring_gather_s(double bytes, int n, double bw, double latency) {
   return static_cast<double>(n - 1) / n * bytes / bw + (n - 1) * latency;
 }
 
-// Efficiency of an m x k x n GEMM: saturates towards gemm_max as every dimension grows
-// past a few tiles (wave quantisation and tile edges dominate small GEMMs).
-double gemm_eff(const Efficiency& e, double m, double k, double n) {
-  return e.gemm_max / (1 + e.gemm_half / m + e.gemm_half / k + e.gemm_half / n);
-}
+double gemm_eff(const Efficiency& e, double m, double k, double n) { return gemm_curve(e.gemm_max, e.gemm_half, m, k, n); }
 
 namespace {
 
@@ -130,7 +127,7 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   const double peak16 = d.peak_for(DType::bf16).value();
   // (Two doubles, not a copy of Efficiency: this runs millions of times and must not allocate.)
   const double gmax = st.compute_dtype == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0 ? e.gemm_max_fp8 : e.gemm_max;
-  auto geff = [&](double m_, double k_, double n_) { return gmax / (1 + e.gemm_half / m_ + e.gemm_half / k_ + e.gemm_half / n_); };
+  auto geff = [&](double m_, double k_, double n_) { return gemm_curve(gmax, e.gemm_half, m_, k_, n_); };
 
   const double s = static_cast<double>(st.train.seq_len) / l.cp;  // tokens per sequence on this rank
   const double b = l.micro_batch;

