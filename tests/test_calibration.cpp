@@ -41,9 +41,10 @@ TEST_CASE("Sample statistics use the median and interpolated percentiles") {
 }
 
 TEST_CASE("The GEMM curve fit recovers a known curve") {
-  // eff(n) = 0.8 / (1 + 3 x 512 / n), exactly.
+  // eff(n) = 0.8 x n / (n + 2.5 x 512) / (1 + 50 x 128^2 / n^2): the step model's curve for square GEMMs.
   std::vector<CurvePoint> pts;
-  for (double n : {256.0, 512.0, 1024.0, 4096.0, 16384.0}) pts.push_back({n, 0.8 / (1 + 3 * 512 / n)});
+  for (double n : {256.0, 512.0, 1024.0, 4096.0, 16384.0})
+    pts.push_back({n, 0.8 * n / (n + 2.5 * 512) / (1 + 50.0 * 128 * 128 / (n * n))});
   CurveFit f = fit_gemm_curve(pts);
   CHECK(f.max == Approx(0.8).epsilon(1e-9));
   CHECK(f.half == Approx(512).epsilon(1e-9));
@@ -52,17 +53,19 @@ TEST_CASE("The GEMM curve fit recovers a known curve") {
 }
 
 TEST_CASE("A GEMM fit the loader would refuse falls back to the default shape through the best point") {
-  // Efficiency 0.2 at n = 1024 and 0.5 at 2048 (a quick run on a loaded machine): 1/eff = a + b/n
-  // gives a = -1, so the fitted max is -1, outside (0, 1.5]. The default shape (half 512)
-  // through the best point: max = 0.5 x (1 + 3 x 512 / 2048) = 0.875.
+  // Efficiency 0.2 at n = 1024 and 0.5 at 2048 (a quick run on a loaded machine): with the tile
+  // factors w = 1 + 50 x 128^2 / n^2 (1.78125 and 1.1953125), 1/(eff w) = a + b/n gives a = 0.539
+  // and b = 2323, a max of 1.86, outside (0, 1.5]. The default shape (half 512) through the best
+  // point: max = 0.5 x (1 + 2.5 x 512 / 2048) x 1.1953125 = 0.97119140625.
   const std::vector<CurvePoint> noisy = {{1024, 0.2}, {2048, 0.5}};
   const CurveFit f = fit_gemm_curve(noisy);
   CHECK_FALSE(f.fallback.empty());
-  CHECK(f.max == Approx(0.875));
+  CHECK(f.max == Approx(0.97119140625));
   CHECK(f.half == 512);
   CHECK(acceptable_curve(f.max, f.half));
-  // The curve meets the best point exactly; at n = 1024 it gives 0.875 / 2.5 = 0.35, 75% above 0.2.
-  CHECK(f.rms == Approx(std::sqrt(std::pow(0.35 / 0.2 - 1, 2) / 2)));
+  // The curve meets the best point exactly; at n = 1024 it gives max x 1024/2304 / 1.78125.
+  const double at_1024 = 0.97119140625 * 1024 / 2304 / 1.78125;
+  CHECK(f.rms == Approx(std::sqrt(std::pow(at_1024 / 0.2 - 1, 2) / 2)));
   // Capped at the largest max a file may hold.
   CHECK(fit_gemm_curve({{256, 0.1}, {512, 0.9}}).max == 1.5);
   // And the file it is written to loads, keeping the reason.
@@ -72,7 +75,7 @@ TEST_CASE("A GEMM fit the loader would refuse falls back to the default shape th
   c.gemm_curve = f;
   const Calibration r = parse_calibration(to_toml(c), "noisy.toml");
   REQUIRE(r.gemm_curve);
-  CHECK(r.gemm_curve->max == Approx(0.875));
+  CHECK(r.gemm_curve->max == Approx(0.97119140625));
   CHECK(r.gemm_curve->fallback == f.fallback);
 }
 

@@ -45,7 +45,10 @@ Stats summarize(std::vector<double> samples) {
 
 CurveFit fit_gemm_curve(const std::vector<CurvePoint>& points) {
   if (points.size() < 2) fail(Exit::data, "a GEMM efficiency curve needs at least two sizes");
-  // Linear least squares: y = 1/eff = a + b x with x = 1/n; max = 1/a, half = b max / 3.
+  // The step model's curve for a square GEMM of size n (gemm_curve with m = k = n): eff = max x
+  // n / (n + k_halves half) / w(n), w(n) = 1 + tile_half 128^2 / n^2. Linear least squares on
+  // y = 1 / (eff w(n)) = a + b / n: max = 1/a, half = b max / k_halves.
+  const auto tiles_factor = [](double n) { return 1 + gemm_tile_half * 128.0 * 128 / (n * n); };
   const auto rows = static_cast<Eigen::Index>(points.size());
   Eigen::MatrixXd a(rows, 2);
   Eigen::VectorXd y(rows);
@@ -54,29 +57,27 @@ CurveFit fit_gemm_curve(const std::vector<CurvePoint>& points) {
     if (p.n <= 0 || p.efficiency <= 0) fail(Exit::data, "GEMM curve points need positive sizes and efficiencies");
     a(i, 0) = 1;
     a(i, 1) = 1 / p.n;
-    y(i) = 1 / p.efficiency;
+    y(i) = 1 / (p.efficiency * tiles_factor(p.n));
   }
   const Eigen::Vector2d coef = a.colPivHouseholderQr().solve(y);
   CurveFit f;
   f.points = static_cast<int>(points.size());
   f.max = 1 / coef(0);
-  f.half = std::max(0.0, coef(1) * f.max / 3);
-  double ss = 0;
-  for (const auto& p : points) {
-    const double model = f.max / (1 + 3 * f.half / p.n);
-    ss += std::pow(model / p.efficiency - 1, 2);
-  }
-  f.rms = std::sqrt(ss / static_cast<double>(points.size()));
+  f.half = std::max(0.0, coef(1) * f.max / gemm_k_halves);
+  const auto rms = [&] {
+    double ss = 0;
+    for (const auto& p : points) ss += std::pow(gemm_curve(f.max, f.half, p.n, p.n, p.n) / p.efficiency - 1, 2);
+    return std::sqrt(ss / static_cast<double>(points.size()));
+  };
+  f.rms = rms();
   if (!acceptable_curve(f.max, f.half) || !std::isfinite(f.rms)) {
     const auto best = std::max_element(points.begin(), points.end(),
                                        [](const CurvePoint& l, const CurvePoint& r) { return l.efficiency < r.efficiency; });
     const double fitted_max = f.max;
     f.half = Efficiency{}.gemm_half;
-    // The default curve through the best point: eff(n) = max / (1 + 3 half / n).
-    f.max = std::min(max_gemm_curve_max, best->efficiency * (1 + 3 * f.half / best->n));
-    ss = 0;
-    for (const auto& p : points) ss += std::pow(f.max / (1 + 3 * f.half / p.n) / p.efficiency - 1, 2);
-    f.rms = std::sqrt(ss / static_cast<double>(points.size()));
+    // The default shape through the best point.
+    f.max = std::min(max_gemm_curve_max, best->efficiency / gemm_curve(1, f.half, best->n, best->n, best->n));
+    f.rms = rms();
     f.fallback = fmt::format("the fit's max {:.3g} is outside (0, {}]; the default shape (half-size {:.0f}) through the "
                              "best point ({:.3g} at n = {:.0f}) is used",
                              fitted_max, max_gemm_curve_max, f.half, best->efficiency, best->n);

@@ -187,7 +187,8 @@ Document run_probe_compare(const Catalog& catalog, const std::string& path) {
   if (c.gemm_curve) {
     v.set("gemm_curve", curve_json(c));
     if (!c.gemm_curve->fallback.empty()) doc.warnings.push_back("GEMM curve: " + c.gemm_curve->fallback);
-    doc.lines.push_back(fmt::format("GEMM curve ({}): efficiency = {:.3f} / (1 + 3 x {:.0f} / n), fitted to {} sizes, rms {:.1f}%",
+    doc.lines.push_back(fmt::format("GEMM curve ({}): efficiency of an n^3 GEMM = {:.3f} x n / (n + 2.5 x {:.0f}) x T / (T + 50), "
+                                    "T = n^2 / 128^2 tiles, fitted to {} sizes, rms {:.1f}%",
                                     c.gemm_dtype, c.gemm_curve->max, c.gemm_curve->half, c.gemm_curve->points,
                                     100 * c.gemm_curve->rms));
   }

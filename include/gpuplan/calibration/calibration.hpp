@@ -33,8 +33,9 @@ struct Measurement {
   std::string status = "ok";  // ok, unsupported, suspect, skipped (with the reason after a colon)
 };
 
-// GEMM efficiency against square size n: eff(n) = max / (1 + 3 half / n), the step model's
-// curve with m = k = n. Fitted by least squares on 1/eff = 1/max + (3 half / max) / n.
+// GEMM efficiency against square size n: the step model's curve with m = k = n (gemm_curve),
+// eff(n) = max n / (n + 2.5 half) / w(n), w(n) = 1 + 50 x 128^2 / n^2. Fitted by least squares on
+// 1 / (eff w) = 1/max + (2.5 half / max) / n.
 struct CurvePoint {
   double n = 0, efficiency = 0;
 };
