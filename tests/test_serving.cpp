@@ -250,3 +250,60 @@ TEST_CASE("per million tokens divides an hourly figure by the tokens of an hour"
   CHECK_FALSE(per_million_tokens(std::nullopt, 20000));
   CHECK_FALSE(per_million_tokens(72.0, 0));
 }
+
+namespace {
+// A serving question on H100s for Llama 3.1 8B, bf16 weights and KV cache, vLLM.
+ServingQuestion question_8b() {
+  ServingQuestion q;
+  q.model = model_from_record(cat().get("models", "llama-3.1-8b"));
+  q.params = count_params(q.model);
+  q.device = resolve_device(cat(), "h100-sxm");
+  q.host = resolve_device(cat(), "cpu-server");
+  q.settings.runtime = Runtime::vllm;
+  q.settings.context = 4096;
+  q.compute = default_efficiency(q.device.family);
+  q.decode = serving_decode_efficiency(q.device);
+  return q;
+}
+}  // namespace
+
+TEST_CASE("the serving question fills in the request and sizes the cache for it", "[serving]") {
+  ServingQuestion q = question_8b();
+  SECTION("a laptop question: the default chat turn, the settings' context, one device") {
+    const ServingAnswer a = answer_serving(q);
+    CHECK(a.prompt == default_prompt);
+    CHECK(a.output == default_output);
+    CHECK(a.settings.context == 4096);
+    CHECK_FALSE(a.serving);
+    CHECK_FALSE(a.sized);
+    CHECK(a.gpus == a.settings.tp);
+    CHECK(a.runs);
+  }
+  SECTION("a context without a prompt length is a conversation that fills it") {
+    q.context = 8192;
+    q.output_tokens = 192;
+    const ServingAnswer a = answer_serving(q);
+    CHECK(a.prompt == 8000);
+    CHECK(a.settings.context == 8192);
+  }
+  SECTION("a load sizes the cache for its requests and the devices for its rate") {
+    q.rate = 10;
+    q.ttft_s = 2, q.tpot_s = 0.2;
+    q.prompt_tokens = 1000, q.output_tokens = 500;
+    const ServingAnswer a = answer_serving(q);
+    CHECK(a.serving);
+    CHECK(a.settings.context == 1500);
+    REQUIRE(a.sized);
+    CHECK(a.gpus == a.sized->gpus);
+    CHECK(a.sized->gpus % a.settings.tp == 0);
+  }
+  SECTION("what cannot be served is refused") {
+    q.rate = 10;  // no target
+    CHECK_THROWS_WITH(answer_serving(q), Catch::Matchers::Contains("needs a latency target"));
+    q.rate = 0;
+    q.tp = 3;  // 32 heads
+    CHECK_THROWS_WITH(answer_serving(q), Catch::Matchers::Contains("tp 3 does not divide the 32 attention heads"));
+    q.tp = 2, q.gpus = 3;
+    CHECK_THROWS_WITH(answer_serving(q), Catch::Matchers::Contains("gpus 3 is not a multiple"));
+  }
+}

@@ -278,4 +278,99 @@ int replicas_for(double rate, double capacity_rps, int tp) {
   return std::max(1, static_cast<int>(need));  // at most max_serving_devices: no overflow
 }
 
+namespace {
+
+// A replica's model at degree tp, with the question's decode and GEMM efficiencies.
+InferModel replica(const ServingQuestion& q, const InferSettings& settings, int tp) {
+  InferSettings at = settings;
+  at.tp = tp;
+  InferModel x = make_infer_model(q.model, q.params, q.device, q.host, at);
+  x.decode = q.decode;
+  x.compute = q.compute;
+  return x;
+}
+
+}  // namespace
+
+ServingAnswer answer_serving(const ServingQuestion& q) {
+  ServingAnswer a;
+  a.host = q.host;
+  a.settings = q.settings;
+  // The request: a --context without a prompt length is a conversation that fills it, so the
+  // prompt is the context less the reply (decode reads that much KV, prefill computes it).
+  a.output = static_cast<double>(q.output_tokens > 0 ? q.output_tokens : default_output);
+  a.prompt = static_cast<double>(q.prompt_tokens > 0 ? q.prompt_tokens
+                                 : q.context > 0     ? std::max(1L, q.context - static_cast<long>(a.output))
+                                                     : default_prompt);
+  a.serving = q.rate > 0 || q.users > 0;
+  a.targets = latency_targets(q.scenario, q.ttft_s, q.tpot_s, q.users > 0);
+  if (q.rate > 0 && a.targets.ttft <= 0 && a.targets.tpot <= 0)
+    fail(Exit::usage, "a request rate needs a latency target: ttft and/or tpot, or the server or interactive scenario "
+                      "(MLPerf's server scenario is ttft 2 s, tpot 200 ms)");
+  if (!a.targets.origin.empty())
+    a.assumptions.push_back(Assumption{"latency targets", 0,
+                                       fmt::format("TTFT {}, TPOT {}", format_duration(a.targets.ttft), format_duration(a.targets.tpot)),
+                                       "", a.targets.origin});
+  a.load = ServingLoad{q.rate, q.users, q.think_s > 0 ? q.think_s : default_think, q.gpus};
+  if (q.users > 0 && q.think_s <= 0)
+    a.assumptions.push_back(Assumption{"think time", default_think, {}, "s", "default assumption: a user reads and types for a minute"});
+
+  // The cache holds the context given; else a request's prompt and reply when requests are
+  // described or served; else (the laptop question) the settings' own.
+  InferSettings& is = a.settings;
+  const bool sized_by_request = a.serving || q.gpus > 0 || q.prompt_tokens > 0 || q.output_tokens > 0;
+  if (q.context > 0) is.context = q.context;
+  else if (sized_by_request) is.context = static_cast<long>(a.prompt + a.output);
+  if (is.runtime == Runtime::ollama && q.context <= 0 && !sized_by_request)
+    a.assumptions.push_back(Assumption{"context", static_cast<double>(is.context), {}, "tokens",
+                                       "default of ollama by device memory (docs/context-length: under 24 GiB 4k, 24-48 GiB "
+                                       "32k, more 256k), at most the model's"});
+  const ModelArch& m = q.model;
+  if (m.max_context > 0 && is.context > m.max_context) {
+    std::string msg = fmt::format("context {} exceeds {}'s maximum of {} tokens", is.context, m.id, m.max_context);
+    if (q.strict) fail(Exit::usage, msg);
+    a.warnings.push_back(msg);
+  }
+
+  // The degree: the one given, else the smallest whose weights fit and, for several devices or a
+  // load, the best deployment among the degrees from there to a node.
+  int& tp = is.tp;
+  if (q.tp > 0) {
+    tp = q.tp;
+  } else {
+    tp = choose_tp(m, q.params, q.device, is, q.gpus > 0 ? q.gpus : (a.serving ? q.device.devices_per_node : 1));
+    if (a.serving || q.gpus > 1) {
+      const int widest = std::max(1, q.gpus > 0 ? std::min(q.gpus, q.device.devices_per_node) : q.device.devices_per_node);
+      const DeploymentQuestion dq{a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load, tp, widest, m.heads};
+      a.tried = try_deployments(dq, [&](int t) { return replica(q, is, t); });
+      tp = chosen_tp(a.tried, a.serving, tp);
+    }
+  }
+  if (m.heads % tp) fail(Exit::usage, fmt::format("tp {} does not divide the {} attention heads of {}", tp, m.heads, m.id));
+  if (q.gpus > 0 && q.gpus % tp)
+    fail(Exit::usage, fmt::format("gpus {} is not a multiple of the tensor-parallel degree {}", q.gpus, tp));
+
+  // Whether it runs, one stream's speed and, for a load or devices given, the deployment sized.
+  a.model = replica(q, is, tp);
+  const InferMemory& mem = a.model.memory;
+  if (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() > q.host.memory.value())
+    a.warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
+                                     format_iec(mem.offloaded_bytes.value()), q.host.id, format_iec(q.host.memory.value())));
+  if (!mem.fits() && mem.offloaded_layers == 0 && q.device.family != "cpu")
+    a.warnings.push_back(fmt::format("does not fit: {} needed, {} available per device; try a smaller quantisation or more "
+                                     "devices (tp, gpus)",
+                                     format_iec(mem.total().value()), format_iec(mem.capacity.value())));
+  // Otherwise the memory is the answer, with no speed (the command exits 1).
+  a.runs = mem.fits() || (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() <= q.host.memory.value());
+  a.single = single_stream(a.model, a.prompt, a.output);
+  a.gpus = q.gpus > 0 ? q.gpus : tp;
+  if (!a.serving && q.gpus <= 0) return a;
+  a.sized = size_deployment(a.model, a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load);
+  if (a.serving && q.gpus > 0 && a.sized->gpus > q.gpus)
+    a.warnings.push_back(fmt::format("{} devices carry {:.1f} requests/s; {} are needed for {:.1f}", q.gpus,
+                                     (q.gpus / tp) * a.sized->op.sustained_rps, a.sized->gpus, a.sized->rate));
+  a.gpus = a.sized->gpus;
+  return a;
+}
+
 }  // namespace gpuplan

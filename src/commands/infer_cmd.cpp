@@ -30,32 +30,13 @@ void set_infer_memory_json(Value& v, const InferMemory& mem) {
 
 namespace {
 
-// Default request shape when none is given: a chat turn.
-constexpr long default_prompt = 1000, default_output = 300;
-// Seconds a user reads and types between replies when --think-time is not given (an assumption).
-constexpr double default_think = 60;
-
-// What `infer` answers: the deployment chosen, how it runs, and its bill.
-struct InferRun {
+// What `infer` answers: the serving analysis's answer, and the bill of the devices it uses.
+struct InferRun : ServingAnswer {
   Job job;
-  Device host;
-  InferSettings settings;
-  double prompt = 0, output = 0;
-  LatencyTargets targets;
-  ServingLoad load;
-  bool serving = false;           // a rate or users to carry
-  std::vector<Deployment> tried;  // the degrees tried for --gpus N or a load, without --tp
-  InferModel model;
-  SingleStream single;
-  bool runs = false;              // fits, or its offloaded layers fit in the host's memory
-  std::optional<Sized> sized;     // a deployment sized for a load or the devices given
-  int gpus = 1;                   // devices in use
   FacilitySettings facility;
   ClusterPower cluster;
   FacilityBill bill;
   std::optional<double> usd_per_m, kwh_per_m;
-  std::vector<Assumption> assumptions;
-  std::vector<std::string> warnings;
 };
 
 // The laptop question (one device, no load, no site named) runs outside a data centre: no
@@ -73,105 +54,33 @@ Job resolve_job(const Catalog& catalog, const Scenario& s) {
   return j;
 }
 
-// The request, its latency targets and the load.
-void ask(InferRun& r, const Scenario& s) {
-  r.output = static_cast<double>(s.output_tokens > 0 ? s.output_tokens : default_output);
-  // A --context without a prompt length is a conversation that fills it: the prompt is the
-  // context less the reply, so decode reads that much KV and prefill computes it.
-  r.prompt = static_cast<double>(s.prompt_tokens > 0 ? s.prompt_tokens
-                                 : s.context > 0     ? std::max(1L, s.context - static_cast<long>(r.output))
-                                                     : default_prompt);
-  r.serving = s.rate > 0 || s.users > 0;
-  r.targets = latency_targets(s.serving_scenario, s.ttft_s, s.tpot_s, s.users > 0);
-  if (s.rate > 0 && r.targets.ttft <= 0 && r.targets.tpot <= 0)
-    fail(Exit::usage, "--rate needs a latency target: --ttft and/or --tpot, or --scenario server|interactive (MLPerf's "
-                      "server scenario is --ttft 2s --tpot 200ms)");
-  if (!r.targets.origin.empty())
-    r.assumptions.push_back(Assumption{"latency targets", 0,
-                                       fmt::format("TTFT {}, TPOT {}", format_duration(r.targets.ttft), format_duration(r.targets.tpot)),
-                                       "", r.targets.origin});
-  r.load = ServingLoad{s.rate, s.users, s.think_s > 0 ? s.think_s : default_think, s.gpus};
-  if (s.users > 0 && s.think_s <= 0)
-    r.assumptions.push_back(Assumption{"think time", default_think, {}, "s", "default assumption: a user reads and types for a minute"});
+// The question the serving analysis answers, resolved from the flags: the runtime's settings,
+// the host, and the decode efficiency calibrated and scaled as the flags say.
+ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, const Job& j) {
+  ServingQuestion q;
+  q.model = j.model;
+  q.params = j.params;
+  q.device = j.device;
+  q.host = resolve_host(s, catalog, j.device);
+  q.settings = resolve_infer(s, j);
+  q.compute = j.step.eff;  // calibrated and scaled
+  q.decode = make_infer_model(j.model, j.params, j.device, q.host, q.settings).decode;
+  if (j.calibration) apply_calibration(*j.calibration, j.device, q.decode);
+  q.decode.bandwidth = std::min(1.0, q.decode.bandwidth * s.efficiency_scale);
+  q.prompt_tokens = s.prompt_tokens;
+  q.output_tokens = s.output_tokens;
+  q.context = s.context;
+  q.rate = s.rate;
+  q.users = s.users;
+  q.think_s = s.think_s;
+  q.gpus = s.gpus;
+  q.tp = s.layout.tp.value_or(0);
+  q.scenario = s.serving_scenario;
+  q.ttft_s = s.ttft_s;
+  q.tpot_s = s.tpot_s;
+  q.strict = s.strict;
+  return q;
 }
-
-// The cache holds --context; else a request's prompt and reply when requests are described or
-// served; else (the laptop question) what resolve_infer gives, min(4096, the model's maximum).
-void size_cache(InferRun& r, const Scenario& s) {
-  InferSettings& is = r.settings;
-  is = resolve_infer(s, r.job);
-  if (is.quant != s.quant)  // the runtime chose the weights (resolve_infer)
-    r.assumptions.push_back(Assumption{"weights", 0, is.quant, "", "default of ollama: its library tags are Q4_K_M builds"});
-  const bool sized_by_request = r.serving || s.gpus > 0 || s.prompt_tokens > 0 || s.output_tokens > 0;
-  if (s.context <= 0 && sized_by_request) is.context = static_cast<long>(r.prompt + r.output);
-  if (is.runtime == Runtime::ollama && s.context <= 0 && !sized_by_request)
-    r.assumptions.push_back(Assumption{"context", static_cast<double>(is.context), {}, "tokens",
-                                       "default of ollama by device memory (docs/context-length: under 24 GiB 4k, 24-48 GiB "
-                                       "32k, more 256k), at most the model's"});
-  const ModelArch& m = r.job.model;
-  if (m.max_context > 0 && is.context > m.max_context) {
-    std::string msg = fmt::format("context {} exceeds {}'s maximum of {} tokens", is.context, m.id, m.max_context);
-    if (s.strict) fail(Exit::usage, msg);
-    r.warnings.push_back(msg);
-  }
-}
-
-// A replica's model, with measured figures in place of the defaults when calibrated.
-InferModel replica(const InferRun& r, const Scenario& s, int tp) {
-  InferSettings settings = r.settings;
-  settings.tp = tp;
-  const Job& j = r.job;
-  InferModel x = make_infer_model(j.model, j.params, j.device, r.host, settings);
-  if (j.calibration) apply_calibration(*j.calibration, j.device, x.decode);
-  x.compute = j.step.eff;  // calibrated and scaled
-  x.decode.bandwidth = std::min(1.0, x.decode.bandwidth * s.efficiency_scale);
-  return x;
-}
-
-// The tensor-parallel degree: --tp, else the smallest that fits and, for several devices or a
-// load, the best deployment among the degrees from there to a node.
-void choose_degree(InferRun& r, const Scenario& s) {
-  const ModelArch& m = r.job.model;
-  const Device& d = r.job.device;
-  int& tp = r.settings.tp;
-  if (!s.layout.tp) {
-    tp = choose_tp(m, r.job.params, d, r.settings, s.gpus > 0 ? s.gpus : (r.serving ? d.devices_per_node : 1));
-    if (r.serving || s.gpus > 1) {
-      const int widest = std::max(1, s.gpus > 0 ? std::min(s.gpus, d.devices_per_node) : d.devices_per_node);
-      const DeploymentQuestion q{r.prompt, r.output, r.targets.ttft, r.targets.tpot, r.load, tp, widest, m.heads};
-      r.tried = try_deployments(q, [&](int t) { return replica(r, s, t); });
-      tp = chosen_tp(r.tried, r.serving, tp);
-    }
-  }
-  if (m.heads % tp) fail(Exit::usage, fmt::format("--tp {} does not divide the {} attention heads of {}", tp, m.heads, m.id));
-  if (s.gpus > 0 && s.gpus % tp)
-    fail(Exit::usage, fmt::format("--gpus {} is not a multiple of the tensor-parallel degree {}", s.gpus, tp));
-}
-
-// Whether it runs, one stream's speed and, for a load or devices given, the deployment sized.
-void serve(InferRun& r, const Scenario& s) {
-  r.model = replica(r, s, r.settings.tp);
-  const InferMemory& mem = r.model.memory;
-  const Device& host = r.host;
-  if (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() > host.memory.value())
-    r.warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
-                                     format_iec(mem.offloaded_bytes.value()), host.id, format_iec(host.memory.value())));
-  if (!mem.fits() && mem.offloaded_layers == 0 && r.job.device.family != "cpu")
-    r.warnings.push_back(fmt::format("does not fit: {} needed, {} available per device; try a smaller --quant, --tp or --gpus",
-                                     format_iec(mem.total().value()), format_iec(mem.capacity.value())));
-  // Otherwise the memory table is the answer, with no speed, and the command exits 1.
-  r.runs = mem.fits() || (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() <= host.memory.value());
-  r.single = single_stream(r.model, r.prompt, r.output);
-  r.gpus = s.gpus > 0 ? s.gpus : r.settings.tp;
-  if (!r.serving && s.gpus <= 0) return;
-  r.sized = size_deployment(r.model, r.prompt, r.output, r.targets.ttft, r.targets.tpot, r.load);
-  if (r.serving && s.gpus > 0 && r.sized->gpus > s.gpus)
-    r.warnings.push_back(fmt::format("--gpus {} carries {:.1f} requests/s; {} are needed for {:.1f}", s.gpus,
-                                     (s.gpus / r.settings.tp) * r.sized->op.sustained_rps, r.sized->gpus, r.sized->rate));
-  r.gpus = r.sized->gpus;
-}
-
-double throughput(const InferRun& r) { return r.sized ? r.sized->throughput : 1 / r.single.step_s; }
 
 // The bill of an hour of the devices in use, and its cost and energy per million output tokens.
 void price(InferRun& r, const Scenario& s) {
@@ -181,8 +90,8 @@ void price(InferRun& r, const Scenario& s) {
   r.bill = facility_bill(r.job.facility, s.bill, r.cluster, RunFacts{r.gpus, seconds(3600), -1});
   const BillCost& cost = r.bill.cost;
   const auto usd_per_hour = s.bill.buy && cost.owned_run ? cost.owned_run : cost.cloud ? cost.cloud : cost.owned_run;
-  r.usd_per_m = per_million_tokens(usd_per_hour, throughput(r));
-  r.kwh_per_m = per_million_tokens(r.bill.energy_mwh ? std::optional<double>(*r.bill.energy_mwh * 1e3) : std::nullopt, throughput(r));
+  r.usd_per_m = per_million_tokens(usd_per_hour, r.throughput());
+  r.kwh_per_m = per_million_tokens(r.bill.energy_mwh ? std::optional<double>(*r.bill.energy_mwh * 1e3) : std::nullopt, r.throughput());
   const InferModel& im = r.model;
   r.assumptions.push_back(Assumption{"decode bandwidth efficiency", im.decode.bandwidth, {}, "", im.decode.origin});
   r.assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer.value(), {}, "s", im.decode.origin});
@@ -196,14 +105,18 @@ void price(InferRun& r, const Scenario& s) {
 InferRun infer_run(const Catalog& catalog, const Scenario& s) {
   InferRun r;
   r.job = resolve_job(catalog, s);
-  r.assumptions = r.job.facility.assumptions;
-  // A laptop question has no bill to pay: the prices the catalog lacks are not worth a warning.
-  r.warnings = is_local(s) ? r.job.facility.warnings : r.job.facility.all_warnings();
-  ask(r, s);
-  size_cache(r, s);
-  r.host = resolve_host(s, catalog, r.job.device);
-  choose_degree(r, s);
-  serve(r, s);
+  const ServingQuestion q = serving_question(catalog, s, r.job);
+  static_cast<ServingAnswer&>(r) = answer_serving(q);
+  // The facility's assumptions and warnings first (a laptop question has no bill to pay: the
+  // prices the catalog lacks are not worth a warning), then the analysis's.
+  std::vector<Assumption> assumptions = r.job.facility.assumptions;
+  if (q.settings.quant != s.quant)  // the runtime chose the weights (resolve_infer)
+    assumptions.push_back(Assumption{"weights", 0, q.settings.quant, "", "default of ollama: its library tags are Q4_K_M builds"});
+  assumptions.insert(assumptions.end(), r.assumptions.begin(), r.assumptions.end());
+  r.assumptions = std::move(assumptions);
+  std::vector<std::string> warnings = is_local(s) ? r.job.facility.warnings : r.job.facility.all_warnings();
+  warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+  r.warnings = std::move(warnings);
   price(r, s);
   return r;
 }
@@ -236,7 +149,7 @@ Value infer_json(const InferRun& r) {
   }
   v.set("max_batch", kv_batch_limit(r.model));
   v.set("batch", op ? Value(op->batch) : Value(1));
-  v.set("throughput_tokens_per_s", runs ? Value(throughput(r)) : Value());
+  v.set("throughput_tokens_per_s", runs ? Value(r.throughput()) : Value());
   v.set("requests_per_s", runs ? Value(r.sized ? r.sized->load_rps : 1 / r.single.step_s / r.output) : Value());
   v.set("utilisation", r.sized ? Value(r.sized->utilisation) : Value());
   v.set("replicas", r.sized ? r.sized->replicas : 1);

@@ -55,7 +55,7 @@ bad() { # rc text args...
 }
 bad 2 "quantisation 'q9' is not known" infer --model llama-3.1-8b --quant q9
 bad 2 "--batch '0' must be a whole number" infer --model llama-3.1-8b --batch 0
-bad 2 "--rate needs a latency target" infer --model llama-3.1-8b --rate 5
+bad 2 "a request rate needs a latency target" infer --model llama-3.1-8b --rate 5
 bad 2 "context 200000 exceeds llama-3.1-8b's maximum" infer --model llama-3.1-8b --context 200k --strict
 bad 2 "--kv-dtype 'int3' is not known" infer --model llama-3.1-8b --kv-dtype int3
 bad 2 "--runtime 'tgi' is not known" infer --model llama-3.1-8b --runtime tgi

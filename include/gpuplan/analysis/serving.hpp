@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/analysis/facility.hpp"
 #include "gpuplan/analysis/inference.hpp"
 
 namespace gpuplan {
@@ -136,6 +137,57 @@ struct LatencyTargets {
   std::string origin;         // where defaults came from; empty when none were filled in
 };
 LatencyTargets latency_targets(const std::string& scenario, double ttft, double tpot, bool users);
+
+// Request shape when none is given: a chat turn of 1,000 prompt tokens and a 300-token reply
+// (an assumption, said so in the answer's assumptions), and a user's think time of a minute.
+constexpr long default_prompt = 1000, default_output = 300;
+constexpr double default_think = 60;
+
+// The serving question, resolved from the catalog and the flags: the model, the device and
+// the host its offloaded layers use, the runtime's settings (tp set by `tp` or chosen), the
+// decode efficiency (calibrated and scaled where the flags say), the requests and the load.
+struct ServingQuestion {
+  ModelArch model;
+  ParamCounts params;
+  Device device, host;
+  InferSettings settings;
+  Efficiency compute;        // the prefill's GEMM curve (calibrated, scaled)
+  DecodeEfficiency decode;   // replaces the runtime's default decode efficiency
+  long prompt_tokens = 0, output_tokens = 0;  // 0: defaults (the context less the reply, default_*)
+  long context = 0;          // the cache's context; 0: what the requests need when served, else the settings' own
+  double rate = 0;           // requests per second
+  long users = 0;
+  double think_s = 0;        // 0: default_think
+  int gpus = 0;              // devices given; 0: one replica, or as many as the load needs
+  int tp = 0;                // fixed tensor-parallel degree; 0: chosen
+  std::string scenario;      // offline, server or interactive; empty: as the targets say
+  double ttft_s = 0, tpot_s = 0;
+  bool strict = false;       // a context beyond the model's maximum is an error, not a warning
+};
+
+// What serving the question comes to: the request, the targets and the load, the degrees tried,
+// the replica's model and memory, whether it runs, one stream's speed and, for a load or given
+// devices, the deployment sized; with the assumptions it made and what a planner should know.
+struct ServingAnswer {
+  InferSettings settings;  // as served: the context sized, the degree chosen
+  Device host;
+  double prompt = 0, output = 0;
+  LatencyTargets targets;
+  ServingLoad load;
+  bool serving = false;           // a rate or users to carry
+  std::vector<Deployment> tried;  // the degrees tried for several devices or a load, when tp is not fixed
+  InferModel model;
+  SingleStream single;
+  bool runs = false;              // fits, or its offloaded layers fit in the host's memory
+  std::optional<Sized> sized;
+  int gpus = 1;                   // devices in use
+  std::vector<Assumption> assumptions;
+  std::vector<std::string> warnings;
+  double throughput() const { return sized ? sized->throughput : 1 / single.step_s; }
+};
+// Throws Error(usage) for a rate with no latency target, a degree that splits no heads evenly or
+// devices that are no multiple of it, and a context beyond the model's with `strict`.
+ServingAnswer answer_serving(const ServingQuestion& q);
 
 // Replicas of `capacity_rps` each that carry `rate`: ceil(rate / capacity). Throws
 // Error(no_answer) when the devices (replicas x tp) would exceed max_serving_devices.
