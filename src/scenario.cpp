@@ -182,7 +182,10 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   else if (is.quant == "int8" && has(DType::int8)) is.compute = DType::int8;
   else if (d.family == "cpu") is.compute = DType::fp32;
   else is.compute = has(DType::bf16) ? DType::bf16 : DType::fp16;
-  is.kv_elem_bytes = kv_element_bytes(s.kv_dtype);
+  // TensorRT-LLM serves NVIDIA's ModelOpt FP8 and FP4 checkpoints, whose hf_quant_config sets
+  // kv_cache_quant_algo FP8: their KV cache is FP8 unless --kv-dtype says otherwise.
+  const bool modelopt = is.runtime == Runtime::tensorrt_llm && (is.quant == "fp8" || is.quant == "fp4");
+  is.kv_elem_bytes = kv_element_bytes(modelopt && !s.has("kv-dtype") ? "fp8" : s.kv_dtype);
   is.tp = s.layout.tp.value_or(1);
   const long io = s.prompt_tokens + s.output_tokens;
   // Ollama sizes its default context by the device's memory (ollama docs/context-length.mdx:

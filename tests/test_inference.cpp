@@ -139,10 +139,19 @@ TEST_CASE("Layers beyond the device go to host memory and slow decoding") {
 TEST_CASE("Runtime reserves are the documented defaults") {
   Device gpu = resolve_device(cat(), "h100-sxm");
   Device mac = resolve_device(cat(), "apple-m3-max");
-  CHECK(runtime_reserve(Runtime::vllm, gpu).value() == Approx(0.1 * gpu.usable_memory().value()));
-  CHECK(runtime_reserve(Runtime::llama_cpp, gpu).value() == 1024.0 * 1024 * 1024);
-  CHECK(runtime_reserve(Runtime::ollama, gpu).value() == 457.0 * 1024 * 1024);
-  CHECK(runtime_reserve(Runtime::ollama, mac).value() == 512.0 * 1024 * 1024);
+  const Bytes none = bytes(0), weights = bytes(20e9);
+  CHECK(runtime_reserve(Runtime::vllm, gpu, 1, none).value() == Approx(0.1 * gpu.usable_memory().value()));
+  CHECK(runtime_reserve(Runtime::llama_cpp, gpu, 1, none).value() == 1024.0 * 1024 * 1024);
+  CHECK(runtime_reserve(Runtime::ollama, gpu, 1, none).value() == 457.0 * 1024 * 1024);
+  CHECK(runtime_reserve(Runtime::ollama, mac, 1, none).value() == 512.0 * 1024 * 1024);
+  // SGLang's mem_fraction_static: 0.88 at tp 1, 0.81 at tp 8 (of the 80 GB).
+  CHECK(runtime_reserve(Runtime::sglang, gpu, 1, weights).value() == Approx(0.12 * 80e9));
+  CHECK(runtime_reserve(Runtime::sglang, gpu, 8, weights).value() == Approx(0.19 * 80e9));
+  // TensorRT-LLM: 10% of what 20 GB of weights leave of 80 GB.
+  CHECK(runtime_reserve(Runtime::tensorrt_llm, gpu, 1, weights).value() == Approx(0.1 * 60e9));
+  CHECK(parse_runtime("tensorrt-llm") == Runtime::tensorrt_llm);
+  CHECK(serving_runtime(Runtime::sglang));
+  CHECK_FALSE(serving_runtime(Runtime::ollama));
   // Apple unified memory counts once, at the share the GPU may wire (75%).
   CHECK(mac.usable_memory().value() == Approx(0.75 * 128e9));
   CHECK_THROWS_AS(parse_runtime("tgi"), Error);

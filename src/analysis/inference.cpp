@@ -25,7 +25,9 @@ Runtime parse_runtime(const std::string& s) {
   if (s == "llama.cpp" || s == "llamacpp") return Runtime::llama_cpp;
   if (s == "ollama") return Runtime::ollama;
   if (s == "vllm") return Runtime::vllm;
-  fail(Exit::usage, fmt::format("runtime '{}' is not known; expected llama.cpp, ollama or vllm", s));
+  if (s == "sglang") return Runtime::sglang;
+  if (s == "tensorrt-llm" || s == "trtllm") return Runtime::tensorrt_llm;
+  fail(Exit::usage, fmt::format("runtime '{}' is not known; expected llama.cpp, ollama, vllm, sglang or tensorrt-llm", s));
 }
 
 std::string to_string(Runtime r) {
@@ -33,6 +35,8 @@ std::string to_string(Runtime r) {
     case Runtime::llama_cpp: return "llama.cpp";
     case Runtime::ollama: return "ollama";
     case Runtime::vllm: return "vllm";
+    case Runtime::sglang: return "sglang";
+    case Runtime::tensorrt_llm: return "tensorrt-llm";
   }
   return "vllm";
 }
@@ -72,9 +76,19 @@ double kv_element_bytes(const std::string& dtype) {
   fail(Exit::usage, fmt::format("KV cache type '{}' is not known; expected fp16, bf16, fp8, q8_0, q4_0 or fp32", dtype));
 }
 
-Bytes runtime_reserve(Runtime r, const Device& d) {
+Bytes runtime_reserve(Runtime r, const Device& d, int tp, Bytes weights_and_workspace) {
   switch (r) {
     case Runtime::vllm: return 0.1 * d.usable_memory();
+    case Runtime::sglang: {
+      // mem_fraction_static by tensor-parallel degree (SGLang server_args.py: 0.88 at tp 1, 0.87
+      // at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16 and more), the rest of memory held back.
+      const double share = tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+      return (1 - share) * d.usable_memory();
+    }
+    case Runtime::tensorrt_llm:
+      // kv_cache_free_gpu_mem_fraction 0.9 of what the weights and activations leave
+      // (TensorRT-LLM perf-overview: "the default setting of 0.90").
+      return 0.1 * std::max(bytes(0), d.usable_memory() - weights_and_workspace);
     case Runtime::llama_cpp: return bytes(1024 * mib);
     case Runtime::ollama: return bytes((d.family == "apple" ? 512 : 457) * mib);
   }
@@ -102,7 +116,7 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
   r.weights = weight_bytes(pc.total, s) / static_cast<double>(s.tp);
   r.kv_per_token = kv_bytes_per_token(m, s.kv_elem_bytes, s.tp);
   r.kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, s.context, s.batch);
-  if (s.runtime == Runtime::vllm) {
+  if (serving_runtime(s.runtime)) {
     // The activation peak of the profile run: hidden states, QKV and the MLP's gate and up
     // projections in 16 bits (an estimate; vLLM measured 1.42 GiB for Qwen2.5-7B, issue #13882).
     const double ffn = m.moe() ? static_cast<double>(m.expert_ffn) * (m.active_experts + m.shared_experts) : m.ffn;
@@ -111,9 +125,9 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
     // llama.cpp's compute buffer: fp32 hidden state and logits of one micro-batch (inference.md 4).
     r.workspace = bytes(4 * llama_ubatch * (m.hidden + m.vocab));
   }
-  r.reserve = s.reserve ? *s.reserve : runtime_reserve(s.runtime, d);
+  r.reserve = s.reserve ? *s.reserve : runtime_reserve(s.runtime, d, s.tp, r.weights + r.workspace);
   r.capacity = d.usable_memory();
-  if (!r.fits() && s.runtime != Runtime::vllm && d.family != "cpu") {
+  if (!r.fits() && !serving_runtime(s.runtime) && d.family != "cpu") {
     // Layers go to host memory from the first, until the rest fits with the runtime's margin
     // (llama.cpp --fit; Ollama fills from the last layer). The token embedding stays on the host.
     const Bytes per_layer = (weight_bytes(block_params(pc), s) / static_cast<double>(s.tp) + r.kv) / static_cast<double>(m.layers);
@@ -152,7 +166,7 @@ double switched_allreduce_s(double bytes, int n, double bw, double latency) {
 InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
                             const InferSettings& s) {
   InferModel im{m, pc, d, host, s, inference_memory(m, pc, d, s),
-                s.runtime == Runtime::vllm ? serving_decode_efficiency(d) : decode_efficiency(d), default_efficiency(d.family)};
+                serving_runtime(s.runtime) ? serving_decode_efficiency(d) : decode_efficiency(d), default_efficiency(d.family)};
   return im;
 }
 
@@ -183,7 +197,7 @@ Seconds stream_time(const InferModel& im, Bytes b) { return b / (im.device.memor
 // Two all-reduces per layer of `tokens` activations in 16 bits, through the scale-up switch.
 Seconds tp_allreduces(const InferModel& im, double tokens) {
   const InferSettings& s = im.settings;
-  if (s.tp <= 1 || s.runtime != Runtime::vllm) return seconds(0);
+  if (s.tp <= 1 || !serving_runtime(s.runtime)) return seconds(0);
   const Link& up = im.device.scale_up;
   return seconds(2.0 * im.model.layers *
                  switched_allreduce_s(tokens * im.model.hidden * 2, s.tp, up.bw_per_direction.value() * im.compute.link,
@@ -198,7 +212,7 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const Flops work = flops(2 * (im.params.active - im.params.embedding) * n +
                            2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) *
                                static_cast<double>(m.q_width()) * prompts);
-  const double par = s.runtime == Runtime::vllm ? s.tp : 1;  // layer splits run one device at a time
+  const double par = serving_runtime(s.runtime) ? s.tp : 1;  // layer splits run one device at a time
   // The MLP's GEMMs carry most of the FLOPs: their width (split by tensor parallelism) is the
   // representative size on the efficiency curve.
   const double ffn = m.moe() ? static_cast<double>(m.expert_ffn) : static_cast<double>(m.ffn);
@@ -220,7 +234,7 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
   // llama.cpp and Ollama split layers across devices and run them one after another: the split
   // divides memory, not the bytes each token streams (inference.md 1.4). vLLM's tensor
   // parallelism divides both.
-  const double split = s.runtime == Runtime::vllm ? 1 : s.tp;
+  const double split = serving_runtime(s.runtime) ? 1 : s.tp;
   const Bytes head = weight_bytes(im.params.output, s) * (split / s.tp);
   const Bytes blocks = decode_weight_bytes(im, batch) * split - head;
   const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(context)), batch) * split;
@@ -234,7 +248,7 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
   // the first while memory-bound in the second, so the step is the sum of the two maxima, not
   // one roofline over the totals (which lets the KV reads hide under the GEMMs). FlashDecoding
   // (Dao et al. 2023) and vLLM's paged attention are such separate, bandwidth-bound kernels.
-  const double tp_div = s.runtime == Runtime::vllm ? s.tp : 1;
+  const double tp_div = serving_runtime(s.runtime) ? s.tp : 1;
   const auto rate = im.device.peak_for(s.compute) * im.compute.gemm_max;
   const Flops linear = flops(2 * (im.params.active - im.params.embedding) * batch / tp_div);
   const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * batch / tp_div);

@@ -112,7 +112,7 @@ Operating operate(const InferModel& im, int batch, double prompt, double output,
   o.batch = batch;
   // Under load a serving runtime prefills several prompts per step (chunked prefill); each
   // request pays its share of that step. llama.cpp serves one prompt at a time.
-  o.prefills_per_step = im.settings.runtime == Runtime::vllm
+  o.prefills_per_step = serving_runtime(im.settings.runtime)
                             ? std::max(1, std::min(batch, static_cast<int>(serving_prefill_tokens / std::max(1.0, prompt))))
                             : 1;
   o.prefill_s = prefill_time(im, static_cast<long>(prompt), o.prefills_per_step).value() / o.prefills_per_step;

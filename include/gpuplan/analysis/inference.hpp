@@ -14,9 +14,12 @@
 
 namespace gpuplan {
 
-enum class Runtime { llama_cpp, ollama, vllm };
+enum class Runtime { llama_cpp, ollama, vllm, sglang, tensorrt_llm };
 Runtime parse_runtime(const std::string& s);  // throws Error(usage)
 std::string to_string(Runtime r);
+// A serving runtime (vLLM, SGLang, TensorRT-LLM): tensor-parallel kernels, continuous batching
+// with chunked prefill, a KV pool sized from the memory left; the others are llama.cpp's kind.
+inline bool serving_runtime(Runtime r) { return r == Runtime::vllm || r == Runtime::sglang || r == Runtime::tensorrt_llm; }
 
 // Bits per weight of a quantisation: GGUF formats at their true bits per weight. Throws Error(usage).
 double bits_per_weight(const std::string& quant);
@@ -36,9 +39,11 @@ struct InferSettings {
   std::optional<Bytes> reserve;  // per device; unset: the runtime's default
 };
 
-// The runtime's headroom: vLLM keeps 10% of memory back (gpu_memory_utilization 0.9), llama.cpp's
-// fit margin is 1024 MiB per device, Ollama's minimum 457 MiB on CUDA and 512 MiB on Metal.
-Bytes runtime_reserve(Runtime r, const Device& d);
+// The runtime's headroom: vLLM keeps 10% of memory back (gpu_memory_utilization 0.9), SGLang
+// 12% to 21% by tensor-parallel degree (mem_fraction_static), TensorRT-LLM 10% of what the
+// weights and activations leave (kv_cache_free_gpu_mem_fraction 0.9); llama.cpp's fit margin is
+// 1024 MiB per device, Ollama's minimum 457 MiB on CUDA and 512 MiB on Metal.
+Bytes runtime_reserve(Runtime r, const Device& d, int tp, Bytes weights_and_workspace);
 
 // KV bytes per token on one device (all layers; K and V; heads split by tp, never below one).
 Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp);
