@@ -3,31 +3,14 @@
 // step.cpp (Hu et al. 2021; Dettmers et al. 2023).
 #include <catch2/catch.hpp>
 
+#include "gpt_fixture.hpp"
+
 #include "gpuplan/analysis/train.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/scenario.hpp"
 
 using namespace gpuplan;
-
-namespace {
-ModelArch gpt(int layers = 24, int hidden = 4096, int heads = 32) {
-  ModelArch m;
-  m.id = "gpt-test";
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.head_dim = hidden / heads;
-  m.ffn = 4 * hidden;
-  m.vocab = 51200;
-  m.activation = Activation::gelu;
-  m.layernorm = true;
-  m.tied_embeddings = true;
-  m.max_context = 2048;
-  return m;
-}
-}  // namespace
 
 TEST_CASE("LoRA adapters are rank r on every attention and MLP matrix", "[finetune]") {
   // Per layer: q (h + h), k and v (h + h) each, the output projection (h + h), the MLP's two

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "gpt_fixture.hpp"
+
 #include "gpuplan/analysis/memory.hpp"
 #include "gpuplan/analysis/search.hpp"
 #include "gpuplan/analysis/step.hpp"
@@ -10,23 +12,6 @@
 using namespace gpuplan;
 
 namespace {
-// A GPT-style model (MHA, GeLU, f = 4h, dropout) for which Korthikanti's closed forms hold.
-ModelArch gpt(int layers = 24, int hidden = 4096, int heads = 32, int vocab = 51200) {
-  ModelArch m;
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.head_dim = hidden / heads;
-  m.ffn = 4 * hidden;
-  m.vocab = vocab;
-  m.activation = Activation::gelu;
-  m.layernorm = true;
-  m.tied_embeddings = true;
-  m.linear_bias = true;
-  m.max_context = 2048;
-  return m;
-}
 TrainSettings korthikanti(int seq) {
   TrainSettings s;
   s.seq_len = seq;

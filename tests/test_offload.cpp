@@ -4,30 +4,14 @@
 // (Rajbhandari et al. 2021).
 #include <catch2/catch.hpp>
 
+#include "gpt_fixture.hpp"
+
 #include "gpuplan/analysis/search.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/scenario.hpp"
 
 using namespace gpuplan;
-
-namespace {
-ModelArch gpt(int layers = 24, int hidden = 4096, int heads = 32) {
-  ModelArch m;
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.head_dim = hidden / heads;
-  m.ffn = 4 * hidden;
-  m.vocab = 51200;
-  m.activation = Activation::gelu;
-  m.layernorm = true;
-  m.tied_embeddings = true;
-  m.max_context = 2048;
-  return m;
-}
-}  // namespace
 
 TEST_CASE("offloaded model states move to the host in closed form", "[memory][offload]") {
   const ModelArch m = gpt();
