@@ -26,7 +26,10 @@ std::string format_si(double value, const std::string& unit) {
       {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}}};
   double mag = std::fabs(value);
   for (const auto& [scale, prefix] : prefixes) {
-    if (mag >= scale * 0.9995) return fmt::format("{} {}{}", format_sig(value / scale), prefix, unit);
+    if (mag < scale * 0.9995) continue;
+    // A bare count (no prefix, no unit) has no trailing space: "12", not "12 ".
+    if (*prefix == '\0' && unit.empty()) return format_sig(value / scale);
+    return fmt::format("{} {}{}", format_sig(value / scale), prefix, unit);
   }
   if (mag >= 1e-3 * 0.9995) return fmt::format("{} m{}", format_sig(value * 1e3), unit);
   if (mag == 0) return fmt::format("0 {}", unit);

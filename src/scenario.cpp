@@ -129,6 +129,16 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
                                   "host link); use --offload none",
                                   offload_name(*s.layout.offload), j.device.id));
   }
+  // An offload set that the ZeRO stage or recomputation given cannot run is a usage error, not
+  // a search that finds nothing (what is not given may still be searched to fit it).
+  if (s.layout.offload && *s.layout.offload != offload_none) {
+    Layout probe;
+    probe.offload = *s.layout.offload;
+    probe.zero = s.layout.zero.value_or(3);
+    probe.recompute = s.layout.recompute.value_or(Recompute::full);
+    if (*offload_problem(probe))
+      fail(Exit::usage, fmt::format("--offload {}: {}", offload_name(probe.offload), offload_problem(probe)));
+  }
   j.facility = resolve_facility(s, catalog, j.device);
   if (!s.scale_out.empty()) j.device.scale_out = j.facility.scale_out;  // the step's collectives use it too
   resolve_calibration(s, j);

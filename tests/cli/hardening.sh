@@ -101,6 +101,8 @@ run train --model llama-3.1-8b --gpus 8 --offload weights
 expect_rc 2; expect_err "optimizer+weights"; expect_one_line_err
 run memory --model llama-3.1-8b --zero 0 --offload optimizer
 expect_rc 2; expect_err "optimizer offload needs ZeRO 1, 2 or 3"; expect_one_line_err
+run train --model llama-3.1-8b --gpus 8 --offload all --recompute selective
+expect_rc 2; expect_err "activation offload needs full recomputation"; expect_one_line_err
 run train --model llama-3.1-8b --gpu apple-m3-max --gpus 1 --offload optimizer
 expect_rc 2; expect_err "no separate host memory"; expect_one_line_err
 # Offload as the last resort: 16 H100 hold Llama 3.1 70B only with the optimizer on the host,
