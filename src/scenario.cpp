@@ -98,6 +98,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
 
   StepSettings& st = j.step;
   st = s.step;
+  j.assumptions.insert(j.assumptions.end(), s.notes.begin(), s.notes.end());
   st.train.seq_len = s.seq_len > 0 ? s.seq_len : static_cast<int>(std::min<long>(m.max_context, 4096));
   if (s.seq_len > 0 && m.max_context > 0 && s.seq_len > m.max_context)
     j.warnings.push_back(fmt::format("sequence length {} exceeds {}'s maximum context of {} tokens", s.seq_len, m.id, m.max_context));

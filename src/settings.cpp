@@ -44,6 +44,27 @@ constexpr Setting flag(std::string_view name, unsigned cmds, std::string_view he
   return Setting{name, SettingType::boolean, Q::real, 0, 0, 0, false, {}, cmds, {}, "off", help, a};
 }
 
+// A framework's defaults for the step model and the layout, each where the flags have not set
+// it (a flag given later overrides it too). Sources:
+// - megatron: Megatron-LM's --tp-comm-overlap and --overlap-grad-reduce are off unless asked for
+//   (megatron/training/arguments.py, store_true flags): TP and gradient traffic exposed.
+// - nemo: NeMo's and Megatron-Bridge's performance recipes turn on tp_comm_overlap,
+//   overlap_grad_reduce and overlap_param_gather (Megatron-Bridge CommOverlapConfig).
+// - deepspeed: ZeRO's overlap_comm is off by default (DeepSpeed config docs) and the stage is
+//   the user's: gradient traffic exposed.
+// - fsdp, torchtitan: PyTorch FSDP shards everything (ShardingStrategy.FULL_SHARD, FSDP2's
+//   fully_shard) and prefetches the next all-gather during backward (BACKWARD_PRE); torchtitan
+//   builds on FSDP2. maxtext: FSDP over the data axis by default (ici_fsdp_parallelism -1), with
+//   XLA's latency-hiding scheduler overlapping the collectives.
+void apply_framework(Scenario& s, const std::string& name) {
+  const bool nemo = name == "nemo", sharded = name == "fsdp" || name == "torchtitan" || name == "maxtext";
+  if (!s.has("tp-overlap")) s.step.tp_overlap = nemo ? 1 : 0;
+  if (!s.has("dp-overlap")) s.step.dp_overlap = nemo || sharded ? 1 : 0;
+  if (sharded && !s.has("zero")) s.layout.zero = 3;
+  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}", name, s.step.tp_overlap, s.step.dp_overlap,
+                                sharded ? ", ZeRO-3 (full sharding)" : ""));
+}
+
 // clang-format off
 const std::array table{
     // The model.
@@ -112,6 +133,10 @@ const std::array table{
            [](Scenario& s, V v) { s.optimizer = v.text; }),
     choice("grad-dtype", "fp32|bf16|fp16", layout_cmds, "fp32", "Gradient type (fp32 as Megatron keeps them)",
            [](Scenario& s, V v) { s.grad_bytes = v.text == "fp32" ? 4 : 2; }),
+    choice("framework", "megatron|nemo|deepspeed|fsdp|torchtitan|maxtext", cmd_train | cmd_search | cmd_memory,
+           "none (the step model's own defaults)",
+           "Training framework: sets the overlaps and sharding it defaults to (explicit flags win)",
+           [](Scenario& s, V v) { apply_framework(s, v.text); }),
     number("tp-overlap", Q::fraction, 0, {}, 0, 1, false, cmd_train | cmd_search, "0",
            "Share of tensor-parallel comm hidden behind GEMMs (NeMo userbuffers ~1)",
            [](Scenario& s, V v) { s.step.tp_overlap = v.number; }),

@@ -102,3 +102,26 @@ TEST_CASE("values in messages are escaped and cut", "[settings]") {
   CHECK(shown("bad\xff") == "bad\\xff");
   CHECK(shown(std::string(500, 'x'), 80).size() == 83);
 }
+
+TEST_CASE("a framework sets its defaults where the flags have not", "[settings]") {
+  using namespace gpuplan;
+  Scenario fsdp;
+  apply_setting(fsdp, "framework", "fsdp");
+  CHECK(fsdp.layout.zero == 3);
+  CHECK(fsdp.step.dp_overlap == 1);
+  CHECK(fsdp.step.tp_overlap == 0);
+  Scenario nemo;
+  apply_setting(nemo, "tp-overlap", "0.5");  // given first: the framework keeps it
+  apply_setting(nemo, "framework", "nemo");
+  CHECK(nemo.step.tp_overlap == 0.5);
+  CHECK(nemo.step.dp_overlap == 1);
+  CHECK_FALSE(nemo.layout.zero);
+  Scenario later;
+  apply_setting(later, "framework", "torchtitan");
+  apply_setting(later, "zero", "1");  // given after: it wins
+  CHECK(later.layout.zero == 1);
+  Scenario megatron;
+  apply_setting(megatron, "framework", "megatron");
+  CHECK(megatron.step.dp_overlap == 0);
+  CHECK_THROWS_AS(apply_setting(megatron, "framework", "jax"), Error);
+}
