@@ -192,9 +192,10 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   // QLoRA dequantises the 4-bit base weights to 16 bits before each pass that uses them (forward,
   // backward, a recomputed forward): reading 4.127 bits and writing 16 a weight, memory-bound (a
   // roofline estimate).
+  r.stage = stage_params(m, sm.params, l, false);  // the first stage's parameters per device
   if (st.train.finetune == Finetune::qlora) {
     const double passes = 2 + (l.recompute == Recompute::full ? 1 : 0);
-    per_micro += passes * stage_params(m, sm.params, l, false).total() * (base_weight_bytes(st.train) + 2) / mem_bw;
+    per_micro += passes * r.stage.total() * (base_weight_bytes(st.train) + 2) / mem_bw;
   }
 
   // --- tensor-parallel communication: 2 all-reduces forward and 2 backward per layer (or
@@ -233,7 +234,6 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   // --- data parallelism (finished per ZeRO stage in step_time): the collectives over the
   // dp x cp ranks of the first stage's parameters, in the gradient and the weight dtype. Ranks
   // are tp x pp x cp apart, so dp groups leave the scale-up domain quickly.
-  r.stage = stage_params(m, sm.params, l, false);
   r.trained = adapters ? lora_params(m, per_stage, l.tp, st.train.lora_rank) : r.stage.total();
   r.n_dp = l.dp * l.cp;
   if (r.n_dp > 1) {
