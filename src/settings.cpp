@@ -117,10 +117,7 @@ const std::array table{
            [](Scenario& s, V v) { s.layout.offload = parse_offload(v.text); }),
     choice("finetune", "none|full|lora|qlora", layout_cmds, "none (pre-training)",
            "Fine-tuning: full (every weight), lora (16-bit frozen base, adapters train) or qlora (4-bit frozen base)",
-           [](Scenario& s, V v) {
-             s.step.train.finetune = v.text == "full" ? Finetune::full : v.text == "lora" ? Finetune::lora
-                                     : v.text == "qlora"  ? Finetune::qlora : Finetune::none;
-           }),
+           [](Scenario& s, V v) { s.step.train.finetune = parse_finetune(v.text); }),
     integer("lora-rank", 1, 4096, layout_cmds, "16", "Rank of the LoRA/QLoRA adapters (on every attention and dense MLP matrix)",
             [](Scenario& s, V v) { s.step.train.lora_rank = v.integer(); }),
     flag("sequence-parallel", layout_cmds, "Sequence parallelism (--no-sequence-parallel turns it off; default searched)",

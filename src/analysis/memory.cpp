@@ -1,6 +1,9 @@
 #include "gpuplan/analysis/memory.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
+
+#include "gpuplan/error.hpp"
 
 namespace gpuplan {
 
@@ -11,6 +14,18 @@ int optimizer_bytes_per_param(Optimizer o) {
     case Optimizer::sgd: return 8;       // fp32 master + fp32 momentum
   }
   return 12;
+}
+
+namespace {
+constexpr const char* finetune_names[] = {"none", "full", "lora", "qlora"};
+}
+
+std::string to_string(Finetune f) { return finetune_names[static_cast<int>(f)]; }
+
+Finetune parse_finetune(const std::string& s) {
+  for (int i = 0; i < 4; ++i)
+    if (s == finetune_names[i]) return static_cast<Finetune>(i);
+  fail(Exit::usage, fmt::format("fine-tuning '{}' is not known; expected none, full, lora or qlora", s));
 }
 
 double base_weight_bytes(const TrainSettings& s) {

@@ -7,6 +7,12 @@
 
 namespace gpuplan {
 
+void set_cluster_figures(ScenarioFigures& f, const ClusterPower& c) {
+  if (!c.power) return;
+  f.facility_mw_peak = c.power->facility_peak.value() / 1e6;
+  if (c.power->racks > 0) f.racks = static_cast<double>(c.power->racks);
+}
+
 Value assumptions_json(const std::vector<Assumption>& list) {
   Value a = Value::array();
   for (const auto& x : list) {

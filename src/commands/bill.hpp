@@ -31,6 +31,8 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
 
 // What a plan's constraints and headlines read of a training run.
 ScenarioFigures figures_of(const TrainRun& run);
+// The cluster's part of them (peak facility power, racks), for training and serving alike.
+void set_cluster_figures(ScenarioFigures& f, const ClusterPower& c);
 // A plan's infer scenario: the JSON of `infer` and the figures of its typed answer.
 struct InferEvaluation {
   Value data;

@@ -284,10 +284,7 @@ InferEvaluation infer_for_plan(const Catalog& catalog, const Scenario& s) {
   f.serving = true;
   f.cloud_usd = r.bill.cost.cloud;
   f.owned_usd = r.bill.cost.owned_run;
-  if (const auto& p = r.cluster.power) {
-    f.facility_mw_peak = p->facility_peak.value() / 1e6;
-    if (p->racks > 0) f.racks = static_cast<double>(p->racks);
-  }
+  set_cluster_figures(f, r.cluster);
   f.gpus = r.gpus;
   if (r.runs) {
     f.usd_per_million_tokens = r.usd_per_m;

@@ -131,10 +131,7 @@ ScenarioFigures figures_of(const TrainRun& run) {
   ScenarioFigures f;
   f.cloud_usd = run.bill.cost.cloud;
   f.owned_usd = run.bill.cost.owned_tco;
-  if (const auto& p = run.cluster.power) {
-    f.facility_mw_peak = p->facility_peak.value() / 1e6;
-    if (p->racks > 0) f.racks = static_cast<double>(p->racks);
-  }
+  set_cluster_figures(f, run.cluster);
   f.gpus = run.answer.gpus;
   f.wall_clock_s = run.answer.wall.value();
   return f;
@@ -143,19 +140,6 @@ ScenarioFigures figures_of(const TrainRun& run) {
 Document run_train(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
   return train_document(train_run(catalog, s), s, o);
 }
-
-namespace {
-// What trains, for JSON: none (pre-training), full, lora or qlora.
-std::string fine_tune_name(const TrainSettings& t) {
-  switch (t.finetune) {
-    case Finetune::none: return "none";
-    case Finetune::full: return "full";
-    case Finetune::lora: return "lora";
-    case Finetune::qlora: return "qlora";
-  }
-  return "none";
-}
-}  // namespace
 
 Document train_document(const TrainRun& run, const Scenario& s, const RunOptions& o) {
   const Job& j = run.job;
@@ -185,7 +169,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("gpu_hours", ans.gpu_hours);
   if (s.deadline_s > 0) out.set("deadline_s", s.deadline_s);
   out.set("count_limit", ans.count_limit);
-  out.set("finetune", fine_tune_name(j.step.train));
+  out.set("finetune", to_string(j.step.train.finetune));
   out.set("evaluated", ans.evaluated);
   out.set("valid", ans.fitting);
   out.set("site", fac.site.id);

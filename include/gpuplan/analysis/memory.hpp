@@ -1,6 +1,8 @@
 #pragma once
 // Training memory per device (the most loaded one), after Megatron's theoretical memory,
 // DeepSpeed's ZeRO estimators and Korthikanti et al. 2022 (activations).
+#include <string>
+
 #include "gpuplan/analysis/model.hpp"
 #include "gpuplan/layout.hpp"
 #include "gpuplan/units.hpp"
@@ -12,6 +14,8 @@ enum class Optimizer { adam, adam8bit, sgd };
 // low-rank adapters over frozen base weights in 16 bits (LoRA, Hu et al. 2021) or in 4 bits
 // (QLoRA, Dettmers et al. 2023).
 enum class Finetune { none, full, lora, qlora };
+std::string to_string(Finetune f);            // none, full, lora, qlora
+Finetune parse_finetune(const std::string& s);  // throws Error(usage)
 
 struct TrainSettings {
   int seq_len = 4096;
