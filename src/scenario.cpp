@@ -105,15 +105,14 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.train.grad_bytes = s.grad_bytes;
   st.train.optimizer = s.optimizer == "adam8bit" ? Optimizer::adam8bit : s.optimizer == "sgd" ? Optimizer::sgd : Optimizer::adam;
   if (s.reserve_bytes) st.train.reserve = bytes(*s.reserve_bytes);
-  st.compute_dtype = parse_dtype(s.precision);
+  set_precision(st, parse_dtype(s.precision));
   // FP8 and FP4 need tensor cores for them; running bf16 instead would answer another question.
   if ((st.compute_dtype == DType::fp8 || st.compute_dtype == DType::fp4) &&
       j.device.peak[static_cast<int>(st.compute_dtype)] <= 0)
     fail(Exit::usage, fmt::format("--precision {}: {} has no {} tensor rate in the catalog; use --precision bf16 (or a "
                                   "device with {}: h100-sxm, b200, mi300x, ...)",
                                   s.precision, j.device.id, s.precision, s.precision));
-  st.train.weight_bytes = (st.compute_dtype == DType::fp32 || st.compute_dtype == DType::tf32) ? 4 : 2;
-  st.eff = default_efficiency(j.device.family);
+  st.eff = default_efficiency(j.device);
   // Offloaded training state shares the host's memory and bandwidth among the node's devices; a
   // device with unified memory (or no host link) has nowhere else to put it.
   const Device host = resolve_host(s, catalog, j.device);

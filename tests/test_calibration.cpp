@@ -124,7 +124,7 @@ TEST_CASE("A calibration replaces the default efficiencies of its device only") 
   Catalog cat = Catalog::builtin();
   Device h100 = resolve_device(cat, "h100-sxm");
   Calibration c = sample();
-  Efficiency e = default_efficiency(h100.family);
+  Efficiency e = default_efficiency(h100);
   auto notes = apply_calibration(c, h100, DType::bf16, e);
   CHECK(e.gemm_max == Approx(7.0e14 / 989.4e12).epsilon(1e-3));
   CHECK(e.memory == Approx(2.9e12 / 3.35e12).epsilon(1e-3));
@@ -138,7 +138,7 @@ TEST_CASE("A calibration replaces the default efficiencies of its device only") 
   c.gemm_dtype = "bf16";
   c.gemm_points = {{1024, 0.4}, {8192, 0.7}};
   c.gemm_curve = fit_gemm_curve(c.gemm_points);
-  Efficiency e2 = default_efficiency(h100.family);
+  Efficiency e2 = default_efficiency(h100);
   apply_calibration(c, h100, DType::bf16, e2);
   CHECK(e2.gemm_max == c.gemm_curve->max);
   CHECK(e2.gemm_half == c.gemm_curve->half);

@@ -211,6 +211,105 @@ TEST_CASE("closed forms of the step model", "[step]") {
   m.tied_embeddings = false;
   ParamCounts pc = count_params(m);
   CHECK(model_flops_per_token(m, pc, 2048) == Approx(6 * (pc.total - pc.embedding) + 12.0 * 24 * 2048 * 4096));
+  // Causal attention as flash attention runs it: half the score matrix, 6 L s d_attn.
+  CHECK(model_flops_per_token(m, pc, 2048, false, true) == Approx(6 * (pc.total - pc.embedding) + 6.0 * 24 * 2048 * 4096));
+  TrainSettings ts;
+  CHECK(mfu_convention(ts) == "6N + 6Lsd (causal attention, as run)");
+  ts.flash_attention = false;
+  CHECK(mfu_convention(ts) == "6N + 12Lsd");
+}
+
+TEST_CASE("FP8 training keeps one-byte copies of the linear layers' inputs", "[memory]") {
+  // A Llama-style layer (GQA, SwiGLU, no dropout), no parallelism, selective recomputation:
+  // 16 bits, norms 4sbh + QKV and MLP inputs 4sbh + Q, K, V 2sb(q + 2kv) + attention output 2sbq
+  // + MLP 6sbf; FP8: the QKV and MLP inputs 2sbh, the MLP's second input sbf instead of 2sbf, and
+  // the projection's FP8 copy sbq beside the attention output.
+  ModelArch m = gpt(2, 4096, 32);
+  m.kv_heads = 8, m.ffn = 14336, m.activation = Activation::swiglu, m.linear_bias = false, m.layernorm = false;
+  const double s = 4096, b = 2, h = 4096, q = 4096, kv = 1024, f = 14336;
+  TrainSettings st;
+  st.seq_len = 4096;
+  Layout l;
+  l.micro_batch = 2;
+  const double lse = 4 * s * b * 32;  // flash attention's fp32 log-sum-exp per row and head
+  CHECK(bytes_of(layer_activations(m, st, l, Recompute::selective)) ==
+        Approx(8 * s * b * h + 2 * s * b * (q + 2 * kv) + 2 * s * b * q + 6 * s * b * f + lse).epsilon(1e-12));
+  st.gemm_input_bytes = 1;
+  CHECK(bytes_of(layer_activations(m, st, l, Recompute::selective)) ==
+        Approx(6 * s * b * h + 2 * s * b * (q + 2 * kv) + 3 * s * b * q + 5 * s * b * f + lse).epsilon(1e-12));
+  StepSettings ss;
+  set_precision(ss, DType::fp8);
+  CHECK(ss.train.gemm_input_bytes == 1);
+  CHECK(ss.train.weight_bytes == 2);
+  set_precision(ss, DType::fp32);
+  CHECK(ss.train.gemm_input_bytes == 2);
+  CHECK(ss.train.weight_bytes == 4);
+}
+
+TEST_CASE("the GEMM size scale follows the device's FLOPs per byte of bandwidth", "[step]") {
+  Catalog c = Catalog::builtin();
+  // 512 on the A100 80GB it was fitted on; H100 SXM 989.4 TFLOP/s over 3.35 TB/s against the
+  // A100's 312 over 2.039: 512 x 295.3 / 153.0 = 988; B200 2,250 over 8.0: 941; TPUs keep 512.
+  CHECK(gemm_half_of(resolve_device(c, "a100-80gb")) == Approx(512).epsilon(1e-3));
+  CHECK(gemm_half_of(resolve_device(c, "h100-sxm")) == Approx(512 * (989.4 / 3.35) / (312 / 2.039)).epsilon(1e-3));
+  CHECK(gemm_half_of(resolve_device(c, "b200")) == Approx(512 * (2250 / 8.0) / (312 / 2.039)).epsilon(1e-3));
+  CHECK(gemm_half_of(resolve_device(c, "tpu-v6e")) == 512);
+  // Never below the A100's: a device with more bandwidth per FLOP keeps 512.
+  CHECK(gemm_half_of(resolve_device(c, "apple-m2-ultra")) == 512);
+  CHECK(default_efficiency(resolve_device(c, "h100-sxm")).gemm_half == gemm_half_of(resolve_device(c, "h100-sxm")));
+}
+
+TEST_CASE("flash attention's backward pass costs 2.5 forward passes of the attention core", "[step]") {
+  // Eager attention computes the whole score matrix (forward 1, backward 2); causal flash
+  // attention half of it (forward 1, backward 2.5), at L / (L + 238) of eager's rate for L = s
+  // keys a call. Everything else is equal, so over one micro-batch without recomputation: eager -
+  // flash = 3 x 2c - 3.5 x c (L + 238) / L per layer, c the causal core 4 b s^2 q / 2 at 80% of
+  // the GEMM ceiling, plus the framework's 3%.
+  Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(4, 2048, 16);
+  StepModel flash{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
+  flash.settings.train.seq_len = 2048;
+  flash.settings.eff = default_efficiency(flash.device);
+  StepModel eager = flash;
+  eager.settings.train.flash_attention = false;
+  Layout l;
+  l.global_batch = 1, l.zero = 0, l.recompute = Recompute::none;
+  const double c = 4.0 * 2048 * 2048 * 2048 / 2 / (312e12 * 0.87 * 0.8);
+  const double diff = step_time(eager, l).compute.value() - step_time(flash, l).compute.value();
+  CHECK(diff == Approx(4 * (6 * c - 3.5 * c * (2048 + 238) / 2048) * 1.03).epsilon(1e-9));
+}
+
+TEST_CASE("context parallelism merges each ring step's output in fp32", "[step]") {
+  // cp = 2 on a 4-layer model, tokens s b = 2048 per rank: the ring's merges add, per layer,
+  // forward cp x 10 s b q bytes, backward that again plus cp x 8 s b 2 kv, at the streaming rate.
+  // Against cp = 1 with the same tokens per rank (seq 2048): the flash calls see s / 2cp = 1,024
+  // keys instead of 2,048 over twice the sequence, so the core costs 2 (1024 + 238) / 1024 /
+  // ((2048 + 238) / 2048) of cp = 1's.
+  Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(4, 2048, 16);
+  StepModel one{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
+  one.settings.train.seq_len = 2048;
+  one.settings.eff = default_efficiency(one.device);
+  StepModel two = one;
+  two.settings.train.seq_len = 4096;
+  Layout l;
+  l.global_batch = 1, l.zero = 0, l.recompute = Recompute::none;
+  Layout lc = l;
+  lc.cp = 2;
+  const double bw = 2.039e12 * 0.88, sb = 2048, q = 2048, kv = 2048;
+  const double merge = 2 * 10 * sb * q / bw * 2 + 2 * 8 * sb * 2 * kv / bw;  // forward + backward, one layer
+  const double c1 = 4.0 * 2048 * 2048 * 2048 / 2 / (312e12 * 0.87 * 0.8 * 2048 / (2048 + 238));
+  const double c2 = 4.0 * 2048 * 4096 * 2048 / 2 / (312e12 * 0.87 * 0.8 * 1024 / (1024 + 238));
+  const double diff = step_time(two, lc).compute.value() - step_time(one, l).compute.value();
+  CHECK(diff == Approx(4 * (merge + 3.5 * (c2 - c1)) * 1.03).epsilon(1e-9));
+}
+
+TEST_CASE("an MoE layer routes each token's k copies through memory", "[step]") {
+  ModelArch m = gpt(2, 2048, 16);
+  m.experts = 128, m.active_experts = 8, m.expert_ffn = 768;
+  // 4 h (k + 1) bytes a token: 4 x 2048 x 9 = 73,728.
+  CHECK(moe_permute_bytes(m, 1) == 73728);
+  CHECK(moe_permute_bytes(m, 4096) == 4096.0 * 73728);
 }
 
 TEST_CASE("the pipeline bubble is p-1 over v micro-batch slots", "[step]") {

@@ -261,7 +261,7 @@ ServingQuestion question_8b() {
   q.host = resolve_device(cat(), "cpu-server");
   q.settings.runtime = Runtime::vllm;
   q.settings.context = 4096;
-  q.compute = default_efficiency(q.device.family);
+  q.compute = default_efficiency(q.device);
   q.decode = serving_decode_efficiency(q.device);
   return q;
 }

@@ -153,7 +153,7 @@ DecodeEfficiency decode_efficiency(const Device& d) {
 }
 
 DecodeEfficiency serving_decode_efficiency(const Device& d) {
-  const Efficiency e = default_efficiency(d.family);
+  const Efficiency e = default_efficiency(d);
   if (d.family == "cpu" || d.family == "apple") return decode_efficiency(d);
   return {e.memory, seconds(12 * 0.58e-6), "serving runtime: streaming efficiency of the family; CUDA-graph replay per layer"};
 }
@@ -166,7 +166,7 @@ double switched_allreduce_s(double bytes, int n, double bw, double latency) {
 InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
                             const InferSettings& s) {
   InferModel im{m, pc, d, host, s, inference_memory(m, pc, d, s),
-                serving_runtime(s.runtime) ? serving_decode_efficiency(d) : decode_efficiency(d), default_efficiency(d.family)};
+                serving_runtime(s.runtime) ? serving_decode_efficiency(d) : decode_efficiency(d), default_efficiency(d)};
   return im;
 }
 

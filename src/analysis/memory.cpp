@@ -84,16 +84,21 @@ Bytes layer_activations(const ModelArch& m, const TrainSettings& st, const Layou
   const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
   if (r == Recompute::full) return bytes(2 * sbh / (sp ? t : 1));  // the layer input, kept as a checkpoint
 
-  double unsplit = 2 * sbh + 2 * sbh + 4 * sbh;  // QKV input, MLP input, two norm inputs
-  if (dropout) unsplit += 2 * sbh;                // attention-output and MLP-output masks
+  // Under FP8 (Transformer Engine) each linear layer keeps the FP8 copy of its input, 1 byte an
+  // element (gi): the QKV and MLP inputs, the MLP's second GEMM input, and beside the attention
+  // output that flash attention keeps in 16 bits, the projection's own FP8 copy of it.
+  const double gi = st.gemm_input_bytes;
+  double unsplit = gi * sbh + gi * sbh + 4 * sbh;  // QKV input, MLP input, two norm inputs
+  if (dropout) unsplit += 2 * sbh;                  // attention-output and MLP-output masks
   double split = 2 * s * b * (qw + kvw) + 2 * s * b * kvw + 2 * s * b * qw;  // Q, K, V, projection input
-  // MLP inner activations: GeLU keeps its input and output (4sbf); gated units keep gate, up
-  // and product (6sbf). MoE layers keep them for each routed and shared expert of a token,
-  // plus the dispatched copies of the token.
-  const double per_ffn = m.gated() ? 6 : 4;
+  if (gi < 2) split += gi * s * b * qw;
+  // MLP inner activations: GeLU keeps its input and its output, the second GEMM's input (4sbf
+  // in 16 bits); gated units keep gate, up and product (6sbf). MoE layers keep them for each
+  // routed and shared expert of a token, plus the dispatched copies of the token (expert inputs).
+  const double per_ffn = (m.gated() ? 4 : 2) + gi;
   if (m.moe()) {
     const double k = m.active_experts + m.shared_experts;
-    split += k * (per_ffn * s * b * m.expert_ffn + 2 * sbh);
+    split += k * (per_ffn * s * b * m.expert_ffn + gi * sbh);
   } else {
     split += per_ffn * s * b * m.ffn;
   }

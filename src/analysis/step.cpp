@@ -5,32 +5,25 @@
 
 namespace gpuplan {
 
-Efficiency default_efficiency(const std::string& family) {
+Efficiency default_efficiency(const Device& d) {
   Efficiency e;
+  const std::string& family = d.family;
   // GEMM: best measured bf16 cuBLAS rates / dense peak. A100 271.2 of 312 (87%) and H100
   // 794.5 of 989 (80%), H200 790.3 (80%), from Stas Bekman's MAMF finder and thonking.ai,
   // as collected in shared/reference/probe.md section 4. Memory: BabelStream triad, A100
   // 1.79 of 2.04 TB/s (88%), H100 2.97 of 3.35 (89%), H200 4.15 of 4.8 (86%), same source.
   // Other families have no sourced measurement: 0.75 and 0.85 are estimates.
   // FP8: H100 1402.6 of 1979 (71%, MAMF); elsewhere probe.md's default of 0.68 (an estimate).
-  // gemm_half sets the k depth at which a GEMM reaches half its ceiling (gemm_curve); a faster
-  // SM needs deeper tiles to amortise each tile's fixed cost, so it scales with dense throughput
-  // per SM, from A100's 512:
-  // H100 989/132 = 7.49 TFLOP/s per SM against A100's 312/108 = 2.89, so 512 x 2.6 = 1330;
-  // B200 2250/148 = 15.2, so 512 x 5.26 = 2690. FP8 keeps it: Hopper's FP8 MMA has the BF16
-  // tile's M and N with twice its K, so the same output tiles fill the machine.
   if (family == "ampere" || family == "volta") {
     e.gemm_max = 0.87;
     e.memory = 0.88;
   } else if (family == "hopper") {
     e.gemm_max = 0.80;
     e.gemm_max_fp8 = 0.71;
-    e.gemm_half = 1330;
     e.memory = 0.88;
   } else if (family == "blackwell") {
     e.gemm_max = 0.80;
     e.gemm_max_fp8 = 0.71;
-    e.gemm_half = 2690;
     e.memory = 0.85;
     e.origin = "estimate (Hopper's measured figures carried over)";
   } else {
@@ -38,13 +31,49 @@ Efficiency default_efficiency(const std::string& family) {
     e.memory = 0.85;
     e.origin = "estimate (no sourced measurement for this family)";
   }
+  e.gemm_half = gemm_half_of(d);
   return e;
 }
 
-double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len, bool frozen_base) {
+double gemm_half_of(const Device& d) {
+  // gemm_half was fitted on an A100 80GB (512; gemm_curve), where a 4,096-deep GEMM alone runs
+  // at about 80% of peak (probe.md section 4) but the curve gives 66%: most of what the depth
+  // term charges is not the GEMM's own tile cost but the memory-bound work around it (norms,
+  // activations, residuals, permutes), whose share of a layer grows as 1/hidden, as the depth
+  // term does. That share scales with the device's dense FLOPs per byte of memory bandwidth, so
+  // the scale does too: H100 989/3.35 = 295 FLOP/B against the A100's 312/2.039 = 153, so 988;
+  // B200 2,250/8.0 = 281, so 942. (A measured H100 GEMM at 4,096 cubed, 788.7 TFLOP/s, holds
+  // 80% of peak: the tile cost alone does not grow with the SM's speed, as the per-SM scaling
+  // used before assumed, which put a B200 at 2,690 and its 4,096-wide GEMMs at 27% of peak.)
+  // TPUs keep 512: XLA fuses element-wise work into the matrix units' producers and consumers, so
+  // it does not grow with the ratio (v6e's 560 FLOP/B would give 1,880 and MaxText's published
+  // Trillium rates 22-43% slower; the choice was made after seeing them, so for it they are in
+  // sample: tests/validation/REPORT.md).
+  constexpr double a100_flops_per_byte = 312e12 / 2.039e12;
+  const double peak = d.peak_for(DType::bf16).value(), bw = d.memory_bw.value();
+  if (peak <= 0 || bw <= 0 || d.family == "tpu") return Efficiency{}.gemm_half;
+  return Efficiency{}.gemm_half * std::max(1.0, peak / bw / a100_flops_per_byte);
+}
+
+void set_precision(StepSettings& st, DType compute) {
+  st.compute_dtype = compute;
+  st.train.weight_bytes = (compute == DType::fp32 || compute == DType::tf32) ? 4 : 2;
+  st.train.gemm_input_bytes = compute == DType::fp8 ? 1 : 2;
+}
+
+double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len, bool frozen_base, bool causal) {
   // Embedding lookups are not matrix products: exclude the input embedding from N.
   const double n = pc.active - pc.embedding + (m.tied_embeddings ? pc.embedding : 0);
-  return (frozen_base ? 4 : 6) * n + 12.0 * m.layers * seq_len * static_cast<double>(m.q_width());
+  return (frozen_base ? 4 : 6) * n + (causal ? 6.0 : 12.0) * m.layers * seq_len * static_cast<double>(m.q_width());
+}
+
+std::string mfu_convention(const TrainSettings& st) {
+  return std::string(adapters_only(st) ? "4N" : "6N") + (st.flash_attention ? " + 6Lsd (causal attention, as run)" : " + 12Lsd") +
+         (adapters_only(st) ? ", frozen base" : "");
+}
+
+double moe_permute_bytes(const ModelArch& m, double tokens) {
+  return 2 * 2 * tokens * m.hidden * (m.active_experts + 1.0);
 }
 
 double ring_allreduce_s(double bytes, int n, double bw, double latency) {
@@ -145,7 +174,21 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   const double full_seq = st.train.seq_len;
   double core_flops = 4 * b * s * full_seq * qw / t * causal;
   const double core_peak = st.compute_dtype == DType::fp8 ? peak16 : peak;
-  double attn_core = core_flops / (core_peak * e.gemm_max * 0.8);
+  double core_eff = e.gemm_max * 0.8;
+  // Flash attention's rate grows with the keys each kernel call sees, L / (L + 238): fitted on
+  // FlashAttention-3's H100 forward sweep (head dim 128, batch x length 16k: 430 TFLOP/s at 512 up
+  // to 621 at 16,384; pytorch/benchmark PR 2391). Under context parallelism each ring step's call
+  // sees half a rank's chunk, s / 2cp (the load-balanced causal split).
+  if (st.train.flash_attention) {
+    const double keys = l.cp > 1 ? full_seq / (2 * l.cp) : full_seq;
+    core_eff *= keys / (keys + flash_keys_half);
+  }
+  double attn_core = core_flops / (core_peak * core_eff);
+  // Ring attention merges each of its cp steps' partial outputs into an fp32 sum: reading the
+  // step's 16-bit output and reading and writing the sum, 10 bytes an output element; the backward
+  // pass sums dQ the same way and dK, dV (8 bytes an element) as they travel the ring.
+  const double cp_merge_fwd = l.cp > 1 ? l.cp * 10 * b * s * qw / t / mem_bw : 0;
+  const double cp_merge_bwd = l.cp > 1 ? cp_merge_fwd + l.cp * 8 * b * s * 2 * kvw / t / mem_bw : 0;
   const double mats = m.gated() ? 3 : 2;
   auto mlp_of = [&](double ffn, double token_share) {
     double tk = tokens * token_share;
@@ -173,13 +216,19 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   const int moe_layers_here = moe ? std::min(per_stage, std::max(0, m.moe_layers() - (m.layers - per_stage))) : 0;
   // The most loaded stage: the last stages hold the MoE layers in DeepSeek-style models.
   const int dense_layers_here = per_stage - moe_layers_here;
-  double fwd_layer_dense = attn_gemm + attn_core + dense_mlp + elem;
-  double fwd_layer_moe = attn_gemm + attn_core + moe_mlp + elem;
+  double fwd_layer_dense = attn_gemm + attn_core + cp_merge_fwd + dense_mlp + elem;
+  const double permute = moe ? moe_permute_bytes(m, tokens) / (sp ? t : 1) / mem_bw : 0;
+  double fwd_layer_moe = attn_gemm + attn_core + cp_merge_fwd + moe_mlp + elem + permute;
   double fwd = dense_layers_here * fwd_layer_dense + moe_layers_here * fwd_layer_moe;
   // Output layer and loss on the last stage (and the embedding on the first).
   double head = gemm(h, m.vocab / t);
   fwd += head;
   double bwd = 2 * fwd;
+  // Flash attention's backward recomputes the scores and probabilities it did not keep: five
+  // matrix products against the forward's two, 2.5x its FLOPs (the flash-attention repository's
+  // benchmark convention, benchmarks/benchmark_flash_attention.py), not the 2x of stored scores.
+  if (st.train.flash_attention) bwd += 0.5 * per_stage * attn_core;
+  bwd += per_stage * (cp_merge_bwd - 2 * cp_merge_fwd);
   const bool adapters = adapters_only(st.train);
   // Frozen base weights (LoRA, QLoRA): the backward pass skips the weight-gradient GEMMs, half of
   // its linear-layer work (the adapters' own GEMMs, rank r against width h, are left out).
@@ -330,7 +379,8 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   r.offload = seconds(offload);
   r.total = r.compute + r.tp_comm + r.cp_comm + r.ep_comm + r.pp_comm + r.bubble + r.dp_comm + r.optimizer + r.offload;
   const double step_tokens = static_cast<double>(mbs) * l.micro_batch * l.dp * st.train.seq_len;
-  r.model_flops = flops(model_flops_per_token(sm.model, sm.params, st.train.seq_len, adapters) * step_tokens);
+  r.model_flops =
+      flops(model_flops_per_token(sm.model, sm.params, st.train.seq_len, adapters, st.train.flash_attention) * step_tokens);
   // Full recomputation runs the forward pass again: 2N on 6N, or on 4N over frozen weights.
   r.hardware_flops = r.model_flops * (l.recompute == Recompute::full ? (adapters ? 1.5 : 4.0 / 3.0) : 1.0);
   return r;

@@ -54,19 +54,15 @@ std::pair<int, SearchResult> fewest_for_deadline(const TrainQuestion& q, int& co
     }
     return it->second;
   };
-  // Skip the doublings that cannot meet the deadline. The step runs every linear layer's 6N FLOPs
-  // per token and half of the attention core's (causal), at most at gemm_max of the peak (less
-  // the framework's overhead), while model_flops_per_token counts 6N and the whole core: no
-  // layout exceeds an MFU of 2 gemm_max. A count whose devices at that MFU still fall short of
-  // the tokens per second the deadline needs fails, so the doubling starts at the first power of
-  // two that could meet it; the counts it then asks, and so the answer, are those of a doubling
-  // from one.
-  const Efficiency& e = q.model.settings.eff;
-  const double ceiling_mfu =
-      2 * std::max({1.0, e.gemm_max, e.gemm_max_fp8}) / std::min(1.0, 1 + q.model.settings.framework_overhead);
-  const double best_tokens_per_unit = ceiling_mfu * q.unit * q.model.device.peak_for(q.model.settings.compute_dtype).value() /
-                                      model_flops_per_token(q.model.model, q.model.params, q.model.settings.train.seq_len,
-                                                            adapters_only(q.model.settings.train));
+  // Skip the doublings that cannot meet the deadline. model_flops_per_token, counted as the step
+  // runs the attention, never exceeds what the devices compute, so no layout's MFU exceeds 1 (the
+  // framework's overhead only lowers it). A count whose devices at that MFU still fall short of the
+  // tokens per second the deadline needs fails, so the doubling starts at the first power of two
+  // that could meet it; the counts it then asks, and so the answer, are those of a doubling from one.
+  const TrainSettings& ts = q.model.settings.train;
+  const double best_tokens_per_unit =
+      q.unit * q.model.device.peak_for(q.model.settings.compute_dtype).value() /
+      model_flops_per_token(q.model.model, q.model.params, ts.seq_len, adapters_only(ts), ts.flash_attention);
   int hi = 1;
   while (hi < max_deadline_units / 2 && hi * best_tokens_per_unit < needed) hi *= 2;  // hi cannot meet it
   while (!meets(hi)) {

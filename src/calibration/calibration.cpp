@@ -328,7 +328,7 @@ std::vector<std::string> apply_calibration(const Calibration& c, const Device& d
   if (!m) return notes;
   // Decode streams like the probe's kernels but pays more per byte than they do; the default
   // decode efficiency scales by the measured-to-default streaming ratio.
-  const double ratio = (m->value / d.memory_bw.value()) / default_efficiency(d.family).memory;
+  const double ratio = (m->value / d.memory_bw.value()) / default_efficiency(d).memory;
   dec.bandwidth = std::min(1.0, dec.bandwidth * ratio);
   dec.origin = fmt::format("calibration: default scaled by measured streaming ({:.3f} of the default)", ratio);
   notes.push_back(dec.origin);

@@ -163,6 +163,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   const bool default_tokens = s.tokens <= 0 && s.dataset_tokens <= 0;
   out.set("tokens_default", default_tokens);
   out.set("seq_len", j.step.train.seq_len);
+  out.set("mfu_convention", mfu_convention(j.step.train));
   out.set("goodput", ans.goodput);
   out.set("wall_clock_s", ans.wall.value());
   out.set("wall_clock_days", ans.wall.value() / 86400);
@@ -220,7 +221,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
                                                                                    : "")});
   sum.add_row({"tokens", format_si(ans.tokens, "") + (default_tokens ? " (20 per parameter, Chinchilla)" : "")});
   sum.add_row({"throughput", format_si(best.tokens_per_s, "tokens/s")});
-  sum.add_row({adapters_only(j.step.train) ? "MFU (4N + 12Lsd, frozen base)" : "MFU (6N + 12Lsd)", format_sig(100 * ans.mfu) + "%"});
+  sum.add_row({"MFU (" + mfu_convention(j.step.train) + ")", format_sig(100 * ans.mfu) + "%"});
   sum.add_row({"HFU", format_sig(100 * ans.hfu) + "%"});
   sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
   sum.add_row({"wall clock", format_duration(ans.wall.value()) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", ans.wall.value() / 86400, 100 * ans.goodput)});
@@ -249,7 +250,8 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
                                     100 * j.step.eff.gemm_max, 100 * j.step.eff.memory, j.step.eff.origin));
     doc.lines.push_back("step = m x (forward + backward + recompute) + exposed TP/CP/EP/PP comm + bubble (p-1)/v "
                         "micro-batch slots + exposed data-parallel comm + optimizer");
-    doc.lines.push_back("MFU counts 6N + 12 L s d_attn FLOPs per token (PaLM convention), N without the input embedding");
+    doc.lines.push_back("MFU counts " + mfu_convention(j.step.train) +
+                        " FLOPs per token, N without the input embedding; HFU adds recomputed forward passes");
     for (const auto& a : j.assumptions) doc.lines.push_back(a);
     for (const auto& a : assumptions)
       doc.lines.push_back(assumption_line(a));

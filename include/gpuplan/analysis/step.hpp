@@ -19,7 +19,10 @@ struct Efficiency {
   double link = 0.8;        // achievable fraction of link bandwidth for NCCL-class collectives
   std::string origin = "default curve";
 };
-Efficiency default_efficiency(const std::string& family);
+Efficiency default_efficiency(const Device& d);
+// The device's GEMM size scale: 512 (fitted on an A100 80GB) times its dense bf16 FLOPs per
+// byte of memory bandwidth over the A100's, at least 1x. Reasoning in step.cpp.
+double gemm_half_of(const Device& d);
 
 // The GEMM curve: eff = max x k / (k + gemm_k_halves x half) x T / (T + gemm_tile_half), with
 // T = m n / 128^2 the 128 x 128 output tiles. The depth term is each tile's fixed cost against its
@@ -30,6 +33,8 @@ Efficiency default_efficiency(const std::string& family);
 // Korthikanti et al. 2022 Table 5 (A100; tests/validation/REPORT.md), one pair for every row:
 // never per case.
 constexpr double gemm_k_halves = 2.5, gemm_tile_half = 50;
+// Flash attention's rate over its ceiling is L / (L + flash_keys_half) for L keys a call (step.cpp).
+constexpr double flash_keys_half = 238;
 inline double gemm_curve(double max, double half, double m, double k, double n) {
   const double tiles = m * n * (1.0 / (128 * 128));
   return max * k / (k + gemm_k_halves * half) * tiles / (tiles + gemm_tile_half);
@@ -50,6 +55,10 @@ struct StepSettings {
   // optimizer's update; 0: no host to offload to.
   ByteRate host_memory_bw = bytes_per_s(0);
 };
+// Sets the compute precision and what follows from it: 32-bit weights under fp32/tf32, 16-bit
+// otherwise; FP8 copies of the saved linear-layer inputs under fp8.
+void set_precision(StepSettings& st, DType compute);
+
 
 // One step of one layout, term by term (their sum is `total`). Typed at the boundary: the step
 // model computes in plain doubles inside (the search's hot path) and hands out quantities.
@@ -58,7 +67,7 @@ struct StepTime {
           cp_comm = seconds(0), ep_comm = seconds(0), bubble = seconds(0), optimizer = seconds(0);
   Seconds offload = seconds(0);  // exposed host-link transfers of offloaded state (the host's update is `optimizer`)
   Seconds total = seconds(0);
-  Flops model_flops = flops(0);     // per step, 6N + 12 L s d_attn per token (the full attention matrix)
+  Flops model_flops = flops(0);     // per step, model_flops_per_token of the attention as run (mfu_convention)
   Flops hardware_flops = flops(0);  // model FLOPs plus recomputation
 };
 
@@ -71,9 +80,21 @@ struct StepModel {
 };
 
 // Model FLOPs per token for training: 6 N_active + 12 L s d_attn (PaLM's convention, full
-// attention matrix; Chowdhery et al. 2022, Appendix B). Over frozen base weights (LoRA, QLoRA)
-// 4 N: the backward pass computes the activations' gradients but no weight gradients.
-double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len, bool frozen_base = false);
+// attention matrix; Chowdhery et al. 2022, Appendix B), or with `causal` 6 L s d_attn: the half of
+// the score matrix that causal flash attention computes, as the step model runs it. Over frozen
+// base weights (LoRA, QLoRA) 4 N: the backward pass computes the activations' gradients but no
+// weight gradients.
+double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len, bool frozen_base = false,
+                             bool causal = false);
+// The MFU convention of a training run, as printed: "6N + 6Lsd (causal, as run)" under flash
+// attention, "6N + 12Lsd" with the whole score matrix (eager attention), 4N over a frozen base.
+std::string mfu_convention(const TrainSettings& st);
+
+// Bytes one MoE layer's forward pass moves to route `tokens` tokens: the dispatcher's permute reads
+// each 16-bit token and writes its k routed copies, and the combine reads the copies back and writes
+// the weighted sum, 4 h (k + 1) bytes a token (the least traffic a dispatcher can have; unfused
+// ones copy more). Memory-bound, at the streaming rate.
+double moe_permute_bytes(const ModelArch& m, double tokens);
 
 // Ring collectives over n ranks: all-reduce moves 2(n-1)/n of the bytes, all-gather and
 // reduce-scatter (n-1)/n, each step paying the link latency.
