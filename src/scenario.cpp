@@ -25,6 +25,12 @@ std::string to_string(Recompute r) {
   return "selective";
 }
 
+std::string recompute_text(const Layout& l) {
+  if (l.recompute == Recompute::full && l.recompute_layers > 0)
+    return fmt::format("full ({} layer{} a stage)", l.recompute_layers, l.recompute_layers > 1 ? "s" : "");
+  return to_string(l.recompute);
+}
+
 Recompute parse_recompute(const std::string& s) {
   if (s == "none") return Recompute::none;
   if (s == "selective") return Recompute::selective;
@@ -55,8 +61,8 @@ const char* offload_problem(const Layout& l) {
   if ((l.offload & offload_optimizer) && l.zero < 1) return "optimizer offload needs ZeRO 1, 2 or 3";
   if ((l.offload & offload_weights) && (l.zero < 3 || !(l.offload & offload_optimizer)))
     return "weight offload needs ZeRO-3 and the optimizer offloaded too";
-  if ((l.offload & offload_activations) && l.recompute != Recompute::full)
-    return "activation offload needs full recomputation";
+  if ((l.offload & offload_activations) && (l.recompute != Recompute::full || l.recompute_layers > 0))
+    return "activation offload needs full recomputation of every layer";
   return "";
 }
 
@@ -128,6 +134,14 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
     fail(Exit::usage, fmt::format("--offload {}: {} has no separate host memory to offload to (unified memory or no "
                                   "host link); use --offload none",
                                   offload_name(*s.layout.offload), j.device.id));
+  }
+  if (s.layout.recompute_layers) {
+    if (s.layout.recompute && *s.layout.recompute != Recompute::full)
+      fail(Exit::usage, fmt::format("--recompute-layers {} needs --recompute full (it is {})", *s.layout.recompute_layers,
+                                    to_string(*s.layout.recompute)));
+    if (*s.layout.recompute_layers > m.layers)
+      fail(Exit::usage, fmt::format("--recompute-layers {} is more than the {} layers of {}", *s.layout.recompute_layers,
+                                    m.layers, m.id));
   }
   // An offload set that the ZeRO stage or recomputation given cannot run is a usage error, not
   // a search that finds nothing (what is not given may still be searched to fit it).

@@ -105,6 +105,10 @@ const std::array table{
             [](Scenario& s, V v) { s.layout.zero = v.integer(); }),
     choice("recompute", "none|selective|full", layout_cmds, "searched", "Activation recomputation",
            [](Scenario& s, V v) { s.layout.recompute = parse_recompute(v.text); }),
+    integer("recompute-layers", 1, 1000, layout_cmds, "searched: every layer, or the fewest that fit",
+            "Layers of each pipeline stage that full recomputation covers (Megatron's --recompute-num-layers); implies "
+            "--recompute full",
+            [](Scenario& s, V v) { s.layout.recompute_layers = v.integer(); }),
     integer("micro-batch", 1, 65536, layout_cmds, "searched", "Sequences per micro-batch",
             [](Scenario& s, V v) { s.layout.micro_batch = v.integer(); }),
     integer("global-batch", 1, 1e8, layout_cmds, "about 4M tokens", "Sequences per step",

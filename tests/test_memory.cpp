@@ -312,6 +312,65 @@ TEST_CASE("an MoE layer routes each token's k copies through memory", "[step]") 
   CHECK(moe_permute_bytes(m, 4096) == 4096.0 * 73728);
 }
 
+TEST_CASE("recomputing some layers keeps the rest whole and costs their share", "[memory][step]") {
+  // 8 layers, no pipeline: recomputing n of them keeps n checkpoints (2sbh) and 8 - n whole layers;
+  // memory and time interpolate between full recomputation of all and none, n / 8 of the way.
+  Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(8, 4096, 32);
+  StepModel sm{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
+  sm.settings.train.seq_len = 2048;
+  Layout l;
+  l.tp = 2, l.global_batch = 4, l.zero = 1, l.recompute = Recompute::none;
+  const TrainSettings& st = sm.settings.train;
+  const MemoryBreakdown none = training_memory(m, sm.params, st, l);
+  const StepTime t_none = step_time(sm, l);
+  l.recompute = Recompute::full;
+  const MemoryBreakdown all = training_memory(m, sm.params, st, l);
+  const StepTime t_all = step_time(sm, l);
+  l.recompute_layers = 3;
+  const MemoryBreakdown three = training_memory(m, sm.params, st, l);
+  const StepTime t_three = step_time(sm, l);
+  const double whole = bytes_of(layer_activations(m, st, l, Recompute::none)), ckpt = bytes_of(layer_activations(m, st, l, Recompute::full));
+  CHECK(bytes_of(three.activations) - bytes_of(all.activations) == Approx(5 * (whole - ckpt)));
+  // The working set of the layer being recomputed stays: 3 checkpoints + 5 whole layers + 1 whole.
+  CHECK(bytes_of(three.activations) - bytes_of(none.activations) == Approx(3 * ckpt - 3 * whole + whole));
+  CHECK(t_three.compute.value() == Approx(t_none.compute.value() + 3.0 / 8 * (t_all.compute - t_none.compute).value()));
+  CHECK(t_three.tp_comm.value() == Approx(t_none.tp_comm.value() + 3.0 / 8 * (t_all.tp_comm - t_none.tp_comm).value()));
+  CHECK(t_three.hardware_flops.value() == Approx(t_none.model_flops.value() * (1 + 3.0 / 8 / 3)));
+  CHECK(recompute_text(l) == "full (3 layers a stage)");
+  l.recompute_layers = 1;
+  CHECK(recompute_text(l) == "full (1 layer a stage)");
+}
+
+TEST_CASE("the search recomputes the fewest layers that fit", "[search]") {
+  // Llama 3.1 405B on 256 GB200 at NVIDIA's recipe layout (tp 4, pp 16, v 4, 8K tokens): no layout
+  // without recomputation fits; full recomputation of every layer does, and of 2 of the stage's 8
+  // layers still does, but of 1 does not.
+  Catalog cat = Catalog::builtin();
+  const ModelArch m = model_from_record(cat.get("models", "llama-3.1-405b"));
+  StepModel sm{m, count_params(m), resolve_device(cat, "gb200"), {}};
+  sm.settings.train.seq_len = 8192;
+  set_precision(sm.settings, DType::fp8);
+  sm.settings.train.grad_bytes = 2;
+  LayoutConstraints c;
+  c.tp = 4, c.pp = 16, c.cp = 1, c.interleave = 4, c.micro_batch = 1, c.global_batch = 1536, c.zero = 1;
+  c.offload = offload_none;
+  const SearchResult r = search_layouts(sm, 256, c, 0, 1);
+  REQUIRE(!r.top.empty());
+  Layout l = r.top.front().layout;
+  CHECK(l.recompute == Recompute::full);
+  CHECK(l.recompute_layers == 2);
+  const double capacity = sm.device.usable_memory().value();
+  CHECK(training_memory(m, sm.params, sm.settings.train, l).fits(capacity, sm.settings.train));
+  l.recompute_layers = 1;
+  CHECK_FALSE(training_memory(m, sm.params, sm.settings.train, l).fits(capacity, sm.settings.train));
+  c.recompute = Recompute::none;
+  CHECK(search_layouts(sm, 256, c, 0, 1).top.empty());
+  // --recompute full alone means every layer.
+  c.recompute = Recompute::full;
+  CHECK(search_layouts(sm, 256, c, 0, 1).top.front().layout.recompute_layers == 0);
+}
+
 TEST_CASE("the pipeline bubble is p-1 over v micro-batch slots", "[step]") {
   Catalog c = Catalog::builtin();
   ModelArch m = gpt(24);

@@ -71,7 +71,11 @@ TEST_CASE("offload sets a layout cannot run are refused", "[offload]") {
   CHECK(std::string(offload_problem(l)).empty());
   l.offload = offload_activations;
   l.recompute = Recompute::selective;
-  CHECK(std::string(offload_problem(l)) == "activation offload needs full recomputation");
+  CHECK(std::string(offload_problem(l)) == "activation offload needs full recomputation of every layer");
+  l.recompute = Recompute::full;
+  CHECK(std::string(offload_problem(l)).empty());
+  l.recompute_layers = 4;  // the other layers' activations would stay whole on the device
+  CHECK(std::string(offload_problem(l)) == "activation offload needs full recomputation of every layer");
   for (int o : {0, 1, 4, 5, 3, 7}) CHECK(parse_offload(offload_name(o)) == o);
   CHECK_THROWS_AS(parse_offload("weights"), Error);
 }

@@ -26,6 +26,9 @@ struct Layout {
   int interleave = 1;    // virtual pipeline stages per device
   bool sequence_parallel = true;
   int offload = offload_none;  // a set of Offload bits
+  // Under full recomputation, how many of a stage's layers recompute (Megatron's block method,
+  // --recompute-num-layers); the rest keep their activations. 0: every layer.
+  int recompute_layers = 0;
 
   int gpus() const { return tp * pp * dp * cp; }
   // Micro-batches per pipeline per step (gradient-accumulation steps when pp = 1).
@@ -40,6 +43,7 @@ struct LayoutConstraints {
   std::optional<Recompute> recompute;
   std::optional<bool> sequence_parallel;
   std::optional<int> offload;  // unset: none, or the least that fits when nothing fits without
+  std::optional<int> recompute_layers;  // unset: searched under full recomputation (every layer or fewest that fit)
 };
 
 // Why a layout cannot offload as it asks (empty when it can): the optimizer's state needs a
@@ -47,5 +51,9 @@ struct LayoutConstraints {
 // with them (ZeRO-Infinity's parameter offload; FSDP offloads both), the activations full
 // recomputation (only the layers' input checkpoints are kept, so only those move).
 const char* offload_problem(const Layout& l);
+
+// The layout's recomputation as printed: "none", "selective", "full", or "full (12 layers a stage)"
+// where only some layers recompute.
+std::string recompute_text(const Layout& l);
 
 }  // namespace gpuplan

@@ -194,7 +194,9 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     double in_flight = g.in_flight;
     if (which == 0 && l.interleave > 1 && l.pp > 1)
       in_flight *= 1.0 + static_cast<double>(l.pp - 1) / (static_cast<double>(l.pp) * l.interleave);
-    Bytes act = g.per_layer * (g.layers * in_flight);
+    // Recomputing only some layers (recompute_layers of the stage's), the rest keep everything.
+    const int recomputed = layers_at_recompute(l, g.layers);
+    Bytes act = g.per_layer * (recomputed * in_flight) + g.working * ((g.layers - recomputed) * in_flight);
     if (l.offload & offload_activations) {  // the checkpoints go to the host; two in transit stay
       mb.host += act;
       act = g.per_layer * std::min(2.0, g.layers * in_flight);

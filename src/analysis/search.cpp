@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <span>
 #include <vector>
 #include <cmath>
@@ -130,6 +131,7 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
             for (int rc = 0; rc < 3 && !stop; ++rc) {
               auto recompute = static_cast<Recompute>(rc);
               if (c.recompute && *c.recompute != recompute) continue;
+              if (c.recompute_layers.value_or(0) > 0 && recompute != Recompute::full) continue;
               // Under flash attention selective recomputation keeps and recomputes nothing more
               // than none does (memory.cpp, step.cpp): the same layout twice, so only none is listed.
               if (!c.recompute && recompute == Recompute::selective && st.flash_attention) continue;
@@ -146,7 +148,8 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
                     // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
                     // stage holds ceil(layers / pp) layers in v chunks.
                     if (v > 1 && (pp == 1 || m.layers < pp * v || micro_batches % pp)) return;
-                    Layout l{tp, pp, dp, cp, ep, zero, recompute, mb, gb, v, sp, c.offload.value_or(offload_none)};
+                    Layout l{tp, pp, dp, cp, ep, zero, recompute, mb, gb, v, sp, c.offload.value_or(offload_none),
+                             c.recompute_layers.value_or(0)};
                     if (*offload_problem(l)) return;
                     ++count;
                     if constexpr (std::is_same_v<decltype(f(l)), bool>) stop = !f(l);
@@ -176,15 +179,51 @@ bool offload_fallback(const StepModel& sm, const LayoutConstraints& c) {
   return !c.offload && sm.settings.train.host_memory.value() > 0;
 }
 
+// Whether the search may recompute only some layers: when neither the recomputation nor the layers
+// are given (--recompute full alone means every layer, as Megatron's full granularity does).
+bool partial_recompute(const LayoutConstraints& c) { return !c.recompute && !c.recompute_layers; }
+
+// The fewest of a stage's layers that full recomputation must cover for l, which recomputes every
+// layer and needs `all` bytes, to still fit: 0 when all must. Memory grows by the same bytes for
+// each layer that keeps its activations (on the most loaded stage), so the step from all layers
+// to all but one gives the answer, checked and raised while it does not fit.
+int fewest_recomputed(const StepModel& sm, const Layout& l, const MemoryParts& parts, double capacity, double all) {
+  const TrainSettings& st = sm.settings.train;
+  auto total = [&](int n) {
+    Layout x = l;
+    x.recompute_layers = n;
+    const MemoryBreakdown mem = training_memory(sm.model, sm.params, st, x, parts);
+    return mem.fits(capacity, st) ? mem.total().value() : -1.0;
+  };
+  const int per_stage = (sm.model.layers + l.pp - 1) / l.pp;
+  if (per_stage < 2) return 0;
+  const double one_less = total(per_stage - 1);
+  if (one_less < 0) return 0;
+  const double per_layer = one_less - all;
+  int n = per_layer > 0 ? std::max(1, per_stage - static_cast<int>((capacity - all) / per_layer)) : 1;
+  while (n < per_stage - 1 && total(n) < 0) ++n;
+  return n;
+}
+
 // Calls f(layout, memory) for l if it fits, else, with `offload`, for each offloaded variant of
-// l that can run and fits, until f returns false. Counts the variants tried in `evaluated`;
-// returns false when f stopped it.
+// l that can run and fits, until f returns false. With `partial`, a layout that recomputes every
+// layer and fits is followed by the one that recomputes the fewest layers that still fit (as
+// Megatron's --recompute-num-layers). Counts the variants tried in `evaluated`; returns false
+// when f stopped it.
 template <typename F>
 bool fitting(const StepModel& sm, const Layout& l, const MemoryParts& parts, double capacity, bool offload,
-             long& evaluated, F f) {
+             long& evaluated, F f, bool partial = false) {
   const TrainSettings& st = sm.settings.train;
   MemoryBreakdown mem = training_memory(sm.model, sm.params, st, l, parts);
-  if (mem.fits(capacity, st)) return f(l, mem);
+  if (mem.fits(capacity, st)) {
+    if (!f(l, mem)) return false;
+    if (!partial || l.recompute != Recompute::full || l.recompute_layers > 0 || l.offload != offload_none) return true;
+    Layout x = l;
+    x.recompute_layers = fewest_recomputed(sm, l, parts, capacity, mem.total().value());
+    if (x.recompute_layers == 0) return true;
+    ++evaluated;
+    return f(x, training_memory(sm.model, sm.params, st, x, parts));
+  }
   if (!offload) return true;
   for (int o : offload_sets) {
     Layout x = l;
@@ -212,7 +251,8 @@ Layout layout_from(const LayoutConstraints& c, int gpus_hint) {
   int rest = gpus_hint > 0 ? gpus_hint / std::max(1, l.tp * l.pp * l.cp) : 1;
   l.dp = c.dp.value_or(std::max(1, rest));
   l.zero = c.zero.value_or(1);
-  l.recompute = c.recompute.value_or(Recompute::selective);
+  l.recompute = c.recompute.value_or(c.recompute_layers ? Recompute::full : Recompute::selective);
+  l.recompute_layers = c.recompute_layers.value_or(0);
   l.micro_batch = c.micro_batch.value_or(1);
   l.global_batch = c.global_batch.value_or(0);
   l.interleave = c.interleave.value_or(1);
@@ -231,14 +271,24 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
   bool have_step = false;
   MemoryParts mparts;
   StepParts sparts;
+  // Which ZeRO stage and interleaving of the group without recomputation fit (by sequence
+  // parallelism): where one did, recomputing some of its layers can only be slower, so the search
+  // does not look for that variant. The group without recomputation comes first (enumerate).
+  std::array<std::array<std::bitset<129>, 4>, 2> whole_fits;
+  auto whole = [&](const Layout& l) -> std::bitset<129>::reference {
+    return whole_fits[l.sequence_parallel][static_cast<std::size_t>(l.zero)][static_cast<std::size_t>(l.interleave)];
+  };
   auto group = [&](const Layout& l) {
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
     have_step = false;
+    if (l.recompute == Recompute::none)
+      for (auto& z : whole_fits[l.sequence_parallel]) z.reset();
     return true;
   };
   long variants = 0;
   auto consider = [&](const Layout& l, const MemoryBreakdown& mem) {  // prune before timing: only what fits
     ++r.fitting;
+    if (l.recompute == Recompute::none) whole(l) = true;
     if (!have_step) {
       sparts = step_parts(sm, l);
       have_step = true;
@@ -257,7 +307,8 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
   for (const bool offload : {false, true}) {
     if (offload && (r.fitting > 0 || !offload_fallback(sm, c))) break;
     r.evaluated += enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
-      fitting(sm, l, mparts, capacity, offload, variants, consider);
+      fitting(sm, l, mparts, capacity, offload, variants, consider,
+              partial_recompute(c) && !(l.recompute == Recompute::full && whole(l)));
     }, group);
   }
   r.evaluated += variants;
@@ -325,7 +376,7 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
       return fitting(sm, l, mparts, capacity, offload, variants, [&](const Layout& x, const MemoryBreakdown&) {
         found = x.global_batch * seq / step_time(sm, x, sparts).total.value() >= tokens_per_s;
         return !found;
-      });
+      }, partial_recompute(c));
     }, group);
   }
   return found;
@@ -386,6 +437,12 @@ void check_layout(const ModelArch& m, const Layout& l, int seq_len) {
   if (l.ep > 1 && (!m.moe() || m.experts % l.ep))
     fail(Exit::usage, fmt::format("ep {} needs an MoE model whose expert count it divides", l.ep));
   if (*offload_problem(l)) fail(Exit::usage, fmt::format("offload {}: {}", offload_name(l.offload), offload_problem(l)));
+  if (l.recompute_layers > 0 && l.recompute != Recompute::full)
+    fail(Exit::usage, fmt::format("recompute-layers {} needs --recompute full (it is {})", l.recompute_layers,
+                                  to_string(l.recompute)));
+  if (l.recompute_layers > (m.layers + l.pp - 1) / l.pp)
+    fail(Exit::usage, fmt::format("recompute-layers {} is more than the {} layers of a pipeline stage (pp {})",
+                                  l.recompute_layers, (m.layers + l.pp - 1) / l.pp, l.pp));
   if (l.global_batch > 0 && l.global_batch % (l.micro_batch * l.dp))
     fail(Exit::usage, fmt::format("global batch {} is not a multiple of micro-batch x dp = {}", l.global_batch,
                                   l.micro_batch * l.dp));

@@ -238,13 +238,19 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   if (l.recompute == Recompute::full) recompute = fwd - head;
   else if (l.recompute == Recompute::selective && !st.train.flash_attention) recompute = per_stage * attn_core;
   double per_micro = (fwd + bwd + recompute) * (1 + st.framework_overhead);
+  // Full recomputation's share, which a layout recomputing only some layers scales (step_time).
+  if (l.recompute == Recompute::full) r.recompute_micro = recompute * (1 + st.framework_overhead);
   // QLoRA dequantises the 4-bit base weights to 16 bits before each pass that uses them (forward,
   // backward, a recomputed forward): reading 4.127 bits and writing 16 a weight, memory-bound (a
   // roofline estimate).
   r.stage = stage_params(m, sm.params, l, false);  // the first stage's parameters per device
   if (st.train.finetune == Finetune::qlora) {
-    const double passes = 2 + (l.recompute == Recompute::full ? 1 : 0);
-    per_micro += passes * r.stage.total() * (base_weight_bytes(st.train) + 2) / mem_bw;
+    const double pass = r.stage.total() * (base_weight_bytes(st.train) + 2) / mem_bw;
+    per_micro += 2 * pass;
+    if (l.recompute == Recompute::full) {
+      per_micro += pass;
+      r.recompute_micro += pass;
+    }
   }
 
   // --- tensor-parallel communication: 2 all-reduces forward and 2 backward per layer (or
@@ -254,8 +260,11 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   if (l.tp > 1) {
     double msg = 2 * tokens * h;  // 16-bit activations
     double one = collective_s(d, e, msg, l.tp, 1, ring_allreduce_s);
-    double count = 4 + (l.recompute == Recompute::full ? 2 : 0);
-    tp_per_micro = per_stage * count * one * (1 - st.tp_overlap);
+    tp_per_micro = per_stage * 4 * one * (1 - st.tp_overlap);
+    if (l.recompute == Recompute::full) {
+      r.tp_recompute_micro = per_stage * 2 * one * (1 - st.tp_overlap);
+      tp_per_micro += r.tp_recompute_micro;
+    }
   }
   // --- context parallelism: ring attention passes K and V shards (cp - 1) times forward and
   // twice that backward, overlapped with the attention core.
@@ -305,6 +314,7 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   r.host_bw = d.host.bw_per_direction.value() * e.link;
   r.host_mem_bw = st.host_memory_bw.value() * e.memory;
   r.checkpoints = per_stage * 2 * tokens * h / (sp ? t : 1);
+  r.per_stage = per_stage;
   return r;
 }
 
@@ -344,7 +354,11 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const double pp_per_micro = l.pp > 1 ? 2 * l.interleave * p.p2p : 0;
   int mbs = l.micro_batches();
   if (mbs <= 0) mbs = l.pp;
-  const double per_micro_all = p.per_micro + p.tp_per_micro + p.cp_per_micro + p.ep_per_micro + pp_per_micro;
+  // Recomputing recompute_layers of the stage's layers: that share of full recomputation's cost.
+  const double skipped = 1 - static_cast<double>(layers_at_recompute(l, p.per_stage)) / p.per_stage;
+  const double per_micro = p.per_micro - skipped * p.recompute_micro;
+  const double tp_per_micro = p.tp_per_micro - skipped * p.tp_recompute_micro;
+  const double per_micro_all = per_micro + tp_per_micro + p.cp_per_micro + p.ep_per_micro + pp_per_micro;
   // 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2021).
   const double bubble = l.pp > 1 ? (l.pp - 1.0) / l.interleave * per_micro_all : 0;
 
@@ -368,8 +382,8 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const double offload = l.offload ? offload_s(st, l, p, local_params, mbs, optimizer) : 0;
 
   StepTime r;
-  r.compute = seconds(mbs * p.per_micro);
-  r.tp_comm = seconds(mbs * p.tp_per_micro);
+  r.compute = seconds(mbs * per_micro);
+  r.tp_comm = seconds(mbs * tp_per_micro);
   r.cp_comm = seconds(mbs * p.cp_per_micro);
   r.ep_comm = seconds(mbs * p.ep_per_micro);
   r.pp_comm = seconds(mbs * pp_per_micro);
@@ -382,7 +396,8 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   r.model_flops =
       flops(model_flops_per_token(sm.model, sm.params, st.train.seq_len, adapters, st.train.flash_attention) * step_tokens);
   // Full recomputation runs the forward pass again: 2N on 6N, or on 4N over frozen weights.
-  r.hardware_flops = r.model_flops * (l.recompute == Recompute::full ? (adapters ? 1.5 : 4.0 / 3.0) : 1.0);
+  const double recomputed = l.recompute == Recompute::full ? 1 - skipped : 0;
+  r.hardware_flops = r.model_flops * (1 + recomputed * (adapters ? 0.5 : 1.0 / 3.0));
   return r;
 }
 

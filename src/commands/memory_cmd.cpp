@@ -115,7 +115,7 @@ Document memory_document(const Job& j, const MemoryAnswer& a, bool fewest, bool 
   doc.warnings = j.warnings;
   add_breakdown(doc, mb, a.capacity, j.step.train.host_memory.value(),
                 fmt::format("{} on {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, seq {}{}",
-                            j.model.id, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
+                            j.model.id, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, recompute_text(l),
                             l.micro_batch, j.step.train.seq_len,
                             l.offload ? ", offload " + offload_name(l.offload) : std::string()));
   const char* fit = a.fits ? "fits" : "does not fit";

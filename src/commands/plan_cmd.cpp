@@ -73,7 +73,8 @@ Scenario pinned(const Scenario& varied, const std::string& input, const std::opt
   s.gpus = base->answer.gpus;
   s.deadline_s = 0;
   s.layout = LayoutConstraints{l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, l.micro_batch, l.global_batch, l.interleave,
-                               l.recompute, l.sequence_parallel, l.offload};
+                               l.recompute, l.sequence_parallel, l.offload,
+                               l.recompute_layers > 0 ? std::optional<int>(l.recompute_layers) : std::nullopt};
   return s;
 }
 

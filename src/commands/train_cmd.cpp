@@ -25,7 +25,7 @@ Table step_table(const Candidate& c, const Job& j, int gpus) {
   const Layout& l = c.layout;
   t.title = fmt::format("{} on {} x {}: tp {} pp {} dp {} cp {} ep {}, ZeRO-{}, recompute {}, micro-batch {}, global "
                         "batch {}, interleave {}, sequence parallel {}{}",
-                        j.model.id, gpus, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, to_string(l.recompute),
+                        j.model.id, gpus, j.device.id, l.tp, l.pp, l.dp, l.cp, l.ep, l.zero, recompute_text(l),
                         l.micro_batch, l.global_batch, l.interleave, l.sequence_parallel ? "on" : "off",
                         l.offload ? ", offload " + offload_name(l.offload) : std::string());
   t.headers = {"step term", "time", "share"};

@@ -13,14 +13,15 @@ using L = const Layout&;
 std::string on_off(bool b) { return b ? "on" : "off"; }
 
 // clang-format off
-const std::array<Field<Layout>, 12> layout_table{{
+const std::array<Field<Layout>, 13> layout_table{{
     {"tp", [](L l) { return Value(l.tp); }, "tp"},
     {"pp", [](L l) { return Value(l.pp); }, "pp"},
     {"dp", [](L l) { return Value(l.dp); }, "dp"},
     {"cp", [](L l) { return Value(l.cp); }, "cp"},
     {"ep", [](L l) { return Value(l.ep); }, "ep"},
     {"zero", [](L l) { return Value(l.zero); }, "zero"},
-    {"recompute", [](L l) { return Value(to_string(l.recompute)); }, "recompute", nullptr, false},
+    {"recompute", [](L l) { return Value(to_string(l.recompute)); }, "recompute", [](L l) { return recompute_text(l); }, false},
+    {"recompute_layers", [](L l) { return Value(l.recompute_layers); }},
     {"micro_batch", [](L l) { return Value(l.micro_batch); }, "mb"},
     {"global_batch", [](L l) { return Value(l.global_batch); }, "gb"},
     {"interleave", [](L l) { return Value(l.interleave); }, "v"},

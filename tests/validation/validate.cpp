@@ -313,7 +313,7 @@ std::string throughput_section(const Catalog& cat, bool& ok) {
     const Layout& l = best.layout;
     table += fmt::format("| {} | {} | {} | {} | {} | tp{} pp{} cp{} v{} zero{} {} mb{} gb{} | {:.1f}% | {:.1f}% | {:+.1f} pp |\n",
                          r.source, r.model, r.gpus, r.gpu, r.precision, l.tp, l.pp, l.cp, l.interleave, l.zero,
-                         to_string(l.recompute), l.micro_batch, l.global_batch, 100 * measured, 100 * predicted, 100 * diff);
+                         recompute_text(l), l.micro_batch, l.global_batch, 100 * measured, 100 * predicted, 100 * diff);
   }
   const long within = std::count_if(sum.errors.begin(), sum.errors.end(), [](double e) { return e <= 0.05; });
   std::printf("throughput: cases %zu median %.1f pp max %.1f pp, %ld within 5 pp\n", sum.errors.size(), 100 * sum.median(),
@@ -602,7 +602,7 @@ std::string bridge_section(const Catalog& cat) {
     sum.errors.push_back(std::fabs(predicted / r.tokens_per_s_per_gpu - 1));
     add_to_corpus("Megatron-Bridge 25.11", m, sm.device, predicted / r.tokens_per_s_per_gpu - 1);
     table += fmt::format("| {} | {} | {} | {} | {} {} | {:.0f} | {:.0f} | {:+.0f}% |\n", r.model, r.gpu, r.gpus, r.precision,
-                         layout, to_string(res.top.front().layout.recompute), r.tokens_per_s_per_gpu, predicted,
+                         layout, recompute_text(res.top.front().layout), r.tokens_per_s_per_gpu, predicted,
                          100 * (predicted / r.tokens_per_s_per_gpu - 1));
   }
   const std::size_t rows = std::size(bridge_rows);
@@ -663,7 +663,7 @@ std::string maxtext_section(const Catalog& cat) {
     sum.errors.push_back(std::fabs(err));
     add_to_corpus("MaxText (TPU)", m, sm.device, err);
     table += fmt::format("| {} | {} | {} | {} | tp{} cp{} ep{} zero3 {} mb{} gb{} | {:.0f} | {:.0f} | {:+.0f}% |\n", r.model,
-                         r.tpu, r.chips, r.seq, l.tp, l.cp, l.ep, to_string(l.recompute), l.micro_batch, l.global_batch,
+                         r.tpu, r.chips, r.seq, l.tp, l.cp, l.ep, recompute_text(l), l.micro_batch, l.global_batch,
                          r.tokens_per_s_per_chip, predicted, 100 * err);
   }
   std::printf("maxtext: cases %zu median %.0f%% max %.0f%%\n", sum.errors.size(), 100 * sum.median(), 100 * sum.max());

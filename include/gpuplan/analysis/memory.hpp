@@ -1,6 +1,7 @@
 #pragma once
 // Training memory per device (the most loaded one), after Megatron's theoretical memory,
 // DeepSpeed's ZeRO estimators and Korthikanti et al. 2022 (activations).
+#include <algorithm>
 #include <string>
 
 #include "gpuplan/analysis/model.hpp"
@@ -94,6 +95,12 @@ struct MemoryParts {
   } stage[2];
   int stages = 1;
 };
+// Layers of a stage of `layers` kept in the layout's recomputation form (MemoryParts::per_layer):
+// all, except that full recomputation of recompute_layers of them leaves the rest whole.
+inline int layers_at_recompute(const Layout& l, int layers) {
+  if (l.recompute != Recompute::full) return layers;
+  return l.recompute_layers > 0 ? std::min(l.recompute_layers, layers) : layers;
+}
 MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l);
 MemoryBreakdown training_memory(const ModelArch& m, const ParamCounts& pc, const TrainSettings& s, const Layout& l,
                                 const MemoryParts& parts);

@@ -120,6 +120,9 @@ struct StepParts {
   double mem_bw = 0;  // achieved memory bandwidth (the optimizer update)
   double host_bw = 0, host_mem_bw = 0;  // achieved host link (per direction) and host memory bandwidth
   double checkpoints = 0;  // bytes of one micro-batch's layer-input checkpoints on the stage (full recomputation)
+  // Of per_micro and tp_per_micro, what full recomputation of every layer adds (0 otherwise).
+  double recompute_micro = 0, tp_recompute_micro = 0;
+  int per_stage = 1;  // layers on the most loaded stage
 };
 StepParts step_parts(const StepModel& sm, const Layout& l);
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& parts);
