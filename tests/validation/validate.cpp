@@ -253,6 +253,13 @@ constexpr ThroughputRow throughput_rows[] = {
     {"MosaicML", "mpt-7b", "a100-40gb", 128, 1, 1, 1, 1, 2048, 0, "bf16", 2, 3623},
     {"MosaicML", "mpt-1b", "h100-sxm", 8, 1, 1, 1, 1, 2048, 0, "bf16", 0, 45455},
     {"MosaicML", "mpt-3b", "h100-sxm", 8, 1, 1, 1, 1, 2048, 0, "fp8", 0, 30586},
+    // torchtitan docs/performance.md (pytorch/torchtitan at 0413364): FSDP2 on 64 A100 80GB, BF16,
+    // local batch 1 (Llama 3, 8K tokens) or 2 (Llama 2, 4K), WPS per GPU; "selective" activation
+    // checkpointing searched, "full" and "no" as published.
+    {"torchtitan", "llama-3-8b", "a100-80gb", 64, 1, 1, 1, 1, 8192, 64, "bf16", -1, 2973},
+    {"torchtitan", "llama-3-70b", "a100-80gb", 64, 1, 1, 1, 1, 8192, 64, "bf16", 2, 331},
+    {"torchtitan", "llama-2-13b", "a100-80gb", 64, 1, 1, 1, 1, 4096, 128, "bf16", 0, 2162},
+    {"torchtitan", "llama-2-70b", "a100-80gb", 64, 1, 1, 1, 1, 4096, 128, "bf16", 2, 353},
 };
 
 // MPT shapes (width, heads, layers) as in llm-foundry's benchmarking yamls: GeLU MLP of 4x width,
@@ -294,7 +301,8 @@ std::string throughput_section(const Catalog& cat, bool& ok) {
     if (r.global_batch > 0) c.global_batch = r.global_batch;
     if (r.recompute == 0) c.recompute = Recompute::none;
     if (r.recompute == 2) c.recompute = Recompute::full;
-    if (r.tp == 1 && r.pp == 1 && std::string(r.source) == "MosaicML") c.zero = 3;  // FSDP full sharding
+    // FSDP full sharding (llm-foundry's FULL_SHARD, torchtitan's FSDP2)
+    if (r.tp == 1 && r.pp == 1 && (std::string(r.source) == "MosaicML" || std::string(r.source) == "torchtitan")) c.zero = 3;
     SearchResult res = search_layouts(sm, r.gpus, c, 4.0 * 1024 * 1024, 1);
     const double peak = sm.device.peak_for(sm.settings.compute_dtype).value();
     const double per_token = model_flops_per_token(m, sm.params, r.seq);
@@ -700,7 +708,7 @@ std::string corpus_section() {
   std::printf("training corpus: cases %zu median %.1f%% max %.0f%%\n", all.errors.size(), 100 * all.median(), 100 * all.max());
   return fmt::format(
       "## Public training corpus (target of the training issue: median absolute error at most 10%, none beyond 35%)\n\n"
-      "Every throughput or GPU-hours case below (NeMo 24.12 and MosaicML tables, Megatron-Bridge 25.11, MaxText on TPU, "
+      "Every throughput or GPU-hours case below (NeMo 24.12, MosaicML and torchtitan tables, Megatron-Bridge 25.11, MaxText on TPU, "
       "published runs): {} cases, median absolute error {:.1f}%, max {:.0f}%: median target {}, max target {}. The "
       "errors are of tokens/s (GPU-hours for the runs); by source, kind and device family:\n\n{}\n",
       all.errors.size(), 100 * all.median(), 100 * all.max(), all.median() <= 0.10 ? "met" : "not met",
