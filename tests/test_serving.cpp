@@ -307,3 +307,22 @@ TEST_CASE("the serving question fills in the request and sizes the cache for it"
     CHECK_THROWS_WITH(answer_serving(q), Catch::Matchers::Contains("gpus 3 is not a multiple"));
   }
 }
+
+TEST_CASE("a serving runtime's decode batch runs its GEMMs on the training model's curve", "[serving]") {
+  // Llama 3.1 8B in FP8 on an H100, tp 1: the MLP's first GEMM is batch x 4,096 by 4,096 x
+  // 28,672 (gate and up), at FP8's ceiling of 71%. Mixtral's experts each see batch x 2 / 8 rows.
+  InferSettings s;
+  s.runtime = Runtime::vllm;
+  s.quant = "fp8";
+  s.compute = DType::fp8;
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
+  const InferModel im = make_infer_model(m, count_params(m), h100, h100, s);
+  const double half = gemm_half_of(h100);
+  CHECK(linear_efficiency(im, 256) == Approx(gemm_curve(0.71, half, 256, 4096, 28672)));
+  // 0.71 x 4096 / (4096 + 2.5 half) x T / (T + 50), T = 256 x 28672 / 128^2 = 448 tiles.
+  CHECK(linear_efficiency(im, 256) == Approx(0.71 * 4096 / (4096 + 2.5 * half) * 448 / 498.0));
+  const ModelArch mx = model_from_record(cat().get("models", "mixtral-8x7b"));
+  const InferModel imx = make_infer_model(mx, count_params(mx), h100, h100, s);
+  CHECK(linear_efficiency(imx, 256) == Approx(gemm_curve(0.71, half, 64, 4096, 2 * 14336.0)));
+}

@@ -205,6 +205,22 @@ Seconds tp_allreduces(const InferModel& im, double tokens) {
 }
 }  // namespace
 
+// The linear layers' efficiency on `tokens` tokens at once: the training model's GEMM curve
+// (gemm_curve) at the MLP's first GEMM, h by its width over tensor parallelism, the layer that
+// carries most FLOPs, under the ceiling of the precision (FP8's own where the device has it). An
+// MoE layer's experts each see tokens x k / experts of them.
+double linear_efficiency(const InferModel& im, double tokens) {
+  const ModelArch& m = im.model;
+  const InferSettings& s = im.settings;
+  const double par = serving_runtime(s.runtime) ? s.tp : 1;  // layer splits run one device at a time
+  const bool moe = m.moe();
+  const double ffn = moe ? static_cast<double>(m.expert_ffn) : static_cast<double>(m.ffn);
+  const double per_gemm = moe ? std::max(1.0, tokens * m.active_experts / m.experts) : tokens;
+  const bool fp8 = s.compute == DType::fp8 && im.device.peak[static_cast<int>(DType::fp8)] > 0;
+  return gemm_curve(fp8 ? im.compute.gemm_max_fp8 : im.compute.gemm_max, im.compute.gemm_half, per_gemm, m.hidden,
+                    (m.gated() ? 2 : 1) * ffn / par);
+}
+
 Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
@@ -213,11 +229,7 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
                            2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) *
                                static_cast<double>(m.q_width()) * prompts);
   const double par = serving_runtime(s.runtime) ? s.tp : 1;  // layer splits run one device at a time
-  // The MLP's GEMMs carry most of the FLOPs: their width (split by tensor parallelism) is the
-  // representative size on the efficiency curve.
-  const double ffn = m.moe() ? static_cast<double>(m.expert_ffn) : static_cast<double>(m.ffn);
-  const double eff = gemm_eff(im.compute, n, m.hidden, ffn / par);
-  const Seconds compute = work / (im.device.peak_for(s.compute) * (eff * par));
+  const Seconds compute = work / (im.device.peak_for(s.compute) * (linear_efficiency(im, n) * par));
   const Seconds read = stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par));
   Seconds t = std::max(compute, read) + im.decode.per_layer * static_cast<double>(m.layers);
   // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
@@ -248,12 +260,16 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
   // the first while memory-bound in the second, so the step is the sum of the two maxima, not
   // one roofline over the totals (which lets the KV reads hide under the GEMMs). FlashDecoding
   // (Dao et al. 2023) and vLLM's paged attention are such separate, bandwidth-bound kernels.
+  // A serving runtime's linear layers run a batch-row GEMM, on the same curve as prefill (its
+  // wave-quantisation term is what a few hundred rows cost); llama.cpp's single-stream kernels are
+  // bound by the weights they stream, at the ceiling. Attention at the ceiling.
   const double tp_div = serving_runtime(s.runtime) ? s.tp : 1;
-  const auto rate = im.device.peak_for(s.compute) * im.compute.gemm_max;
+  const double linear_eff = serving_runtime(s.runtime) ? linear_efficiency(im, batch) : im.compute.gemm_max;
+  const auto peak = im.device.peak_for(s.compute);
   const Flops linear = flops(2 * (im.params.active - im.params.embedding) * batch / tp_div);
   const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * batch / tp_div);
-  const Seconds t_linear = std::max(stream_time(im, blocks * share + head), Seconds(linear / rate));
-  const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / rate));
+  const Seconds t_linear = std::max(stream_time(im, blocks * share + head), Seconds(linear / (peak * linear_eff)));
+  const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / (peak * im.compute.gemm_max)));
   return t_linear + t_attention + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, batch);
 }
 

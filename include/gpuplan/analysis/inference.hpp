@@ -97,6 +97,9 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
 constexpr double serving_prefill_tokens = 8192;
 
 // Prefill of `prompts` sequences of `tokens` each.
+// The linear layers' GEMM efficiency on `tokens` tokens at once (prefill; a serving runtime's
+// decode batch): the training model's curve at the MLP's first GEMM, under the precision's ceiling.
+double linear_efficiency(const InferModel& im, double tokens);
 Seconds prefill_time(const InferModel& im, long tokens, int prompts);
 // One decode step for `batch` sequences whose caches hold `context` tokens on average.
 Seconds decode_step_time(const InferModel& im, int batch, double context);
