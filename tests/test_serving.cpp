@@ -326,3 +326,51 @@ TEST_CASE("a serving runtime's decode batch runs its GEMMs on the training model
   const InferModel imx = make_infer_model(mx, count_params(mx), h100, h100, s);
   CHECK(linear_efficiency(imx, 256) == Approx(gemm_curve(0.71, half, 64, 4096, 2 * 14336.0)));
 }
+
+TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 prefill queueing", "[serving]") {
+  // 20 users always in flight on one replica of Llama 3.1 8B: n = 20 in the batch, TPOT = step(20)
+  // + 20 / O x prefill, and the rate x with x (TTFT + (O - 1) TPOT) = n, where TTFT = prefill +
+  // rho / (2 (1 - rho)) prefill + step, rho = x prefill (Pollaczek-Khinchine, deterministic service).
+  ServingQuestion q = question_8b();
+  InferSettings s = q.settings;
+  s.context = 1500;
+  const InferModel im = make_infer_model(q.model, q.params, q.device, q.host, s);
+  const double P = 1000, O = 500;
+  const Sized z = size_concurrent(im, P, O, 20, 1);
+  const double prefill = prefill_time(im, 1000, 1).value(), step = decode_step_time(im, 20, P + O / 2).value();
+  CHECK(z.op.batch == 20);
+  CHECK(z.op.tpot_s == Approx(step + 20 / O * prefill));
+  const double x = z.load_rps, rho = x * prefill;
+  CHECK(z.op.ttft_s == Approx(prefill + rho / (2 * (1 - rho)) * prefill + step).epsilon(1e-6));
+  CHECK(x * (z.op.ttft_s + (O - 1) * z.op.tpot_s) == Approx(20).epsilon(1e-6));
+  CHECK(z.throughput == Approx(x * O));
+  // Twice the users on two replicas: each replica sees the same; the deployment carries twice.
+  const Sized two = size_concurrent(im, P, O, 40, 2);
+  CHECK(two.op.ttft_s == Approx(z.op.ttft_s));
+  CHECK(two.throughput == Approx(2 * z.throughput));
+  CHECK(two.gpus == 2);
+  // More users than the cache holds: the rest wait for a slot, which frees every 1 / x seconds.
+  const int slots = kv_batch_limit(im);
+  const Sized over = size_concurrent(im, P, O, slots + 10, 1);
+  CHECK(over.op.batch == slots);
+  const double x_full = over.load_rps, rho_full = x_full * prefill;
+  CHECK(over.op.ttft_s == Approx(prefill + rho_full / (2 * (1 - rho_full)) * prefill +
+                                  decode_step_time(im, slots, P + O / 2).value() + 10 / x_full)
+                              .epsilon(1e-6));
+}
+
+TEST_CASE("a think time of zero means a fixed concurrency not the default minute", "[serving]") {
+  ServingQuestion q = question_8b();
+  q.users = 8;
+  q.scenario = "offline";
+  q.think_s = 0;
+  q.prompt_tokens = 1000, q.output_tokens = 500;
+  const ServingAnswer a = answer_serving(q);
+  REQUIRE(a.sized);
+  CHECK(a.sized->op.batch == 8);
+  CHECK(a.load.think_s == 0);
+  q.think_s = -1;  // not given: a minute, said so
+  const ServingAnswer b = answer_serving(q);
+  CHECK(b.load.think_s == default_think);
+  CHECK(std::any_of(b.assumptions.begin(), b.assumptions.end(), [](const Assumption& x) { return x.name == "think time"; }));
+}

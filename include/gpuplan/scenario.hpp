@@ -55,7 +55,7 @@ struct Scenario {
   long prompt_tokens = 0, output_tokens = 0;  // 0: defaults
   double rate = 0;            // requests per second
   long users = 0;
-  double think_s = 0;         // seconds between a user's requests, after a reply
+  double think_s = -1;        // seconds between a user's requests, after a reply; negative: not given
   double ttft_s = 0, tpot_s = 0;  // latency targets (0: none)
   int top = 0;                    // infer: list this many deployments tried (0: none)
   std::string serving_scenario;   // offline, server or interactive (MLPerf's); empty: as the flags say

@@ -251,6 +251,51 @@ Sized size_deployment(const InferModel& im, double prompt, double output, double
   return z;
 }
 
+Sized size_concurrent(const InferModel& im, double prompt, double output, long users, int replicas) {
+  const int tp = im.settings.tp;
+  if (!im.memory.fits())
+    fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {} x {} at tp {}: {} of {} per device", im.model.id,
+                                      im.settings.quant, tp, im.device.id, tp, format_iec(im.memory.total().value()),
+                                      format_iec(im.memory.capacity.value())));
+  const int slots = kv_batch_limit(im);
+  if (slots < 1)
+    fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {} x {}", im.settings.context, tp,
+                                      im.device.id));
+  const long share = (users + replicas - 1) / replicas;  // the busiest replica's users
+  const int n = static_cast<int>(std::min<long>(share, slots));
+  Sized z;
+  z.replicas = replicas;
+  z.gpus = replicas * tp;
+  Operating& o = z.op;
+  o.batch = n;
+  o.prefill_s = prefill_time(im, static_cast<long>(prompt), 1).value();
+  o.step_s = decode_step_time(im, n, prompt + output / 2).value();
+  o.tpot_s = o.step_s + n / output * o.prefill_s;
+  // New prompts queue for the prefill, one at a time: an M/D/1 wait at the rate requests complete,
+  // which itself falls as the wait grows. The replica's rate x solves x = n / cycle(x); the right
+  // side falls as x rises, so bisection finds it (below 1 / prefill, where the wait is finite).
+  auto cycle = [&](double x) {
+    return o.prefill_s + mean_wait(1, x, o.prefill_s, 0) + o.step_s + (output - 1) * o.tpot_s;
+  };
+  double lo = 0, hi = std::min(n / (o.prefill_s + o.step_s + (output - 1) * o.tpot_s), 1 / o.prefill_s);
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    (mid < n / cycle(mid) ? lo : hi) = mid;
+  }
+  const double per_replica = lo;  // requests/s
+  o.ttft_s = cycle(per_replica) - (output - 1) * o.tpot_s;
+  // Users beyond the cache's slots wait for one: a slot frees every 1 / per_replica seconds.
+  o.ttft_s += static_cast<double>(share - n) / per_replica;
+  o.ttft = Percentiles{o.ttft_s, o.ttft_s, o.ttft_s};
+  o.tpot = Percentiles{o.tpot_s, o.tpot_s, o.tpot_s};
+  o.capacity_rps = o.sustained_rps = per_replica;
+  o.load_share = 1;
+  z.load_rps = z.rate = replicas * per_replica;
+  z.utilisation = static_cast<double>(n) / slots;
+  z.throughput = z.load_rps * output;
+  return z;
+}
+
 SingleStream single_stream(const InferModel& im, double prompt, double output) {
   return SingleStream{prefill_time(im, static_cast<long>(prompt), 1).value(), decode_step_time(im, 1, prompt + output / 2).value()};
 }
@@ -311,8 +356,8 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     a.assumptions.push_back(Assumption{"latency targets", 0,
                                        fmt::format("TTFT {}, TPOT {}", format_duration(a.targets.ttft), format_duration(a.targets.tpot)),
                                        "", a.targets.origin});
-  a.load = ServingLoad{q.rate, q.users, q.think_s > 0 ? q.think_s : default_think, q.gpus};
-  if (q.users > 0 && q.think_s <= 0)
+  a.load = ServingLoad{q.rate, q.users, q.think_s >= 0 ? q.think_s : default_think, q.gpus};
+  if (q.users > 0 && q.think_s < 0)
     a.assumptions.push_back(Assumption{"think time", default_think, {}, "s", "default assumption: a user reads and types for a minute"});
 
   // The cache holds the context given; else a request's prompt and reply when requests are
@@ -332,6 +377,28 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     a.warnings.push_back(msg);
   }
 
+  // Users who ask again as soon as a reply ends: a closed loop at concurrency `users` (what
+  // serving benchmarks measure), on the replicas given, else the fewest that meet the targets.
+  const bool concurrent = q.users > 0 && a.load.think_s == 0;
+  auto concurrent_at = [&](const InferModel& im) {
+    const int t = im.settings.tp;
+    if (q.gpus > 0) return size_concurrent(im, a.prompt, a.output, q.users, std::max(1, q.gpus / t));
+    auto meets = [&](long r) { return meets_targets(size_concurrent(im, a.prompt, a.output, q.users, static_cast<int>(r)).op,
+                                                    a.targets.ttft, a.targets.tpot); };
+    const long most = std::min<long>(q.users, max_serving_devices / t);
+    if (!meets(most))
+      fail(Exit::no_answer, fmt::format("{} concurrent users cannot get TTFT {} and TPOT {} on up to {} replicas of {} x {}",
+                                        q.users, format_duration(a.targets.ttft), format_duration(a.targets.tpot), most, t,
+                                        q.device.id));
+    long lo = 1, hi = most;
+    while (lo < hi) {
+      const long mid = lo + (hi - lo) / 2;
+      if (meets(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return size_concurrent(im, a.prompt, a.output, q.users, static_cast<int>(lo));
+  };
+
   // The degree: the one given, else the smallest whose weights fit and, for several devices or a
   // load, the best deployment among the degrees from there to a node.
   int& tp = is.tp;
@@ -342,8 +409,23 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     if (a.serving || q.gpus > 1) {
       const int widest = std::max(1, q.gpus > 0 ? std::min(q.gpus, q.device.devices_per_node) : q.device.devices_per_node);
       const DeploymentQuestion dq{a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load, tp, widest, m.heads};
-      a.tried = try_deployments(dq, [&](int t) { return replica(q, is, t); });
-      tp = chosen_tp(a.tried, a.serving, tp);
+      if (concurrent) {
+        for (int t = tp; t <= widest && m.heads % t == 0; t *= 2) {
+          if (q.gpus > 0 && q.gpus % t) continue;
+          Deployment d;
+          d.tp = t;
+          try {
+            const Sized z = concurrent_at(replica(q, is, t));
+            d.op = z.op, d.devices = z.gpus, d.throughput = z.throughput;
+          } catch (const Error& e) {
+            d.why = e.what();
+          }
+          a.tried.push_back(d);
+        }
+      } else {
+        a.tried = try_deployments(dq, [&](int t) { return replica(q, is, t); });
+      }
+      tp = chosen_tp(a.tried, concurrent ? q.gpus <= 0 : a.serving, tp);
     }
   }
   if (m.heads % tp) fail(Exit::usage, fmt::format("tp {} does not divide the {} attention heads of {}", tp, m.heads, m.id));
@@ -365,7 +447,8 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   a.single = single_stream(a.model, a.prompt, a.output);
   a.gpus = q.gpus > 0 ? q.gpus : tp;
   if (!a.serving && q.gpus <= 0) return a;
-  a.sized = size_deployment(a.model, a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load);
+  a.sized = concurrent ? concurrent_at(a.model)
+                       : size_deployment(a.model, a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load);
   if (a.serving && q.gpus > 0 && a.sized->gpus > q.gpus)
     a.warnings.push_back(fmt::format("{} devices carry {:.1f} requests/s; {} are needed for {:.1f}", q.gpus,
                                      (q.gpus / tp) * a.sized->op.sustained_rps, a.sized->gpus, a.sized->rate));

@@ -114,6 +114,15 @@ struct Sized {
   double utilisation = 0;  // of the replicas' full capacity
   double throughput = 0;   // output tokens/s
 };
+// `users` requests always in flight (a benchmark's concurrency: each user asks again as soon as its
+// reply ends) on `replicas` replicas, each with its share, ceil(users / replicas), in its batch (as
+// many as the KV cache holds; the rest wait for a slot). The percentiles are the means. Every
+// completion brings a new prompt, whose prefill the batch's decoding waits for, and the prompts
+// queue for the prefill (an M/D/1 wait W at the completion rate x):
+//   TPOT = step(n) + n / O x prefill(P),  TTFT = prefill(P) + W(x) + step(n) (+ the wait for a slot),
+// where each replica completes x = n / (TTFT + (O - 1) TPOT) requests a second.
+Sized size_concurrent(const InferModel& im, double prompt, double output, long users, int replicas);
+
 // Error(no_answer) when the weights or one sequence's KV do not fit, or no batch meets the
 // targets (saying what one request alone gets).
 Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load);
@@ -157,7 +166,7 @@ struct ServingQuestion {
   long context = 0;          // the cache's context; 0: what the requests need when served, else the settings' own
   double rate = 0;           // requests per second
   long users = 0;
-  double think_s = 0;        // 0: default_think
+  double think_s = -1;       // negative: default_think; 0: a closed loop at concurrency `users`
   int gpus = 0;              // devices given; 0: one replica, or as many as the load needs
   int tp = 0;                // fixed tensor-parallel degree; 0: chosen
   std::string scenario;      // offline, server or interactive; empty: as the targets say
