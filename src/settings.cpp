@@ -93,7 +93,8 @@ const std::array table{
     // The layout and training precision.
     integer("tp", 1, 1024, model_cmds, "searched", "Tensor-parallel degree",
             [](Scenario& s, V v) { s.layout.tp = v.integer(); }),
-    integer("pp", 1, 1024, layout_cmds, "searched", "Pipeline-parallel degree",
+    integer("pp", 1, 1024, model_cmds, "searched (infer: 1, or across nodes where a node cannot hold the model)",
+            "Pipeline-parallel degree",
             [](Scenario& s, V v) { s.layout.pp = v.integer(); }),
     integer("dp", 1, 1e7, layout_cmds, "searched", "Data-parallel degree",
             [](Scenario& s, V v) { s.layout.dp = v.integer(); }),

@@ -138,9 +138,10 @@ TEST_CASE("the deployment search tries each degree that divides the devices and 
   InferSettings base;
   base.bpw = 8;  // fp8 weights: 70 GB, on one 80 GB device with little KV room
   base.context = 1300;
-  const auto model_at = [&](int tp) {
+  const auto model_at = [&](int tp, int pp) {
     InferSettings s = base;
     s.tp = tp;
+    s.pp = pp;
     return make_infer_model(m, count_params(m), d, d, s);
   };
   DeploymentQuestion q{1000, 300, 2.0, 0.2, ServingLoad{0, 0, 60, 8}, 1, 8, m.heads};
@@ -183,15 +184,15 @@ TEST_CASE("the chosen degree is the best deployment else the widest that fits", 
   // For a load, fewest devices; tp 2 and 4 tie at 8, and the smaller degree wins.
   const std::vector<Deployment> tried{tried_one(1, 0, false, "does not fit"), tried_one(2, 8, true, ""),
                                       tried_one(4, 8, true, ""), tried_one(8, 16, true, "")};
-  CHECK(chosen_tp(tried, true, 1) == 2);
+  CHECK(chosen_degrees(tried, true, 1) == std::pair{2, 1});
   // For the devices given, most throughput: 100 / tp is highest at tp 2 among those that serve.
-  CHECK(chosen_tp(tried, false, 1) == 2);
+  CHECK(chosen_degrees(tried, false, 1) == std::pair{2, 1});
   // None serves: the widest that fits comes closest; none fits: the fallback.
   const std::vector<Deployment> none{tried_one(1, 0, false, "does not fit"),
                                      tried_one(2, 0, false, "no batch meets the latency targets"),
                                      tried_one(4, 0, false, "no batch meets the latency targets")};
-  CHECK(chosen_tp(none, true, 1) == 4);
-  CHECK(chosen_tp({tried_one(1, 0, false, "does not fit")}, true, 1) == 1);
+  CHECK(chosen_degrees(none, true, 1) == std::pair{4, 1});
+  CHECK(chosen_degrees({tried_one(1, 0, false, "does not fit")}, true, 1) == std::pair{1, 1});
 }
 
 TEST_CASE("a deployment is sized from a rate, from users, or from the devices given", "[serving]") {
@@ -373,4 +374,42 @@ TEST_CASE("a think time of zero means a fixed concurrency not the default minute
   const ServingAnswer b = answer_serving(q);
   CHECK(b.load.think_s == default_think);
   CHECK(std::any_of(b.assumptions.begin(), b.assumptions.end(), [](const Assumption& x) { return x.name == "think time"; }));
+}
+
+TEST_CASE("pipeline stages split a replica's layers across nodes", "[serving]") {
+  // Llama 3.1 405B in bf16 on H100s: a node of 8 cannot hold it; tp 8 x pp 2 can. A stage holds
+  // ceil(126 / 2) = 63 of the 126 layers' blocks and the larger of the embedding and output layer,
+  // and that share of each sequence's KV cache.
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-405b"));
+  const ParamCounts pc = count_params(m);
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.tp = 8;
+  s.context = 1300;
+  const InferModel one = make_infer_model(m, pc, h100, h100, s);
+  CHECK_FALSE(one.memory.fits());
+  s.pp = 2;
+  const InferModel two = make_infer_model(m, pc, h100, h100, s);
+  CHECK(two.memory.fits());
+  CHECK(two.memory.weights.value() == Approx(((pc.total - pc.embedding - pc.output) * 63 / 126 + std::max(pc.embedding, pc.output)) * 2 / 8));
+  CHECK(two.memory.kv_per_token.value() == Approx(one.memory.kv_per_token.value() / 2));
+  // A token of each micro-batch crosses both stages: one tp-8 group's step over all the layers at
+  // the micro-batch (64 of 128), plus a send of its 16-bit hidden states over the scale-out link.
+  const double send = 64 * 16384 * 2.0 / (h100.scale_out.bw_per_direction.value() * default_efficiency(h100).link) +
+                      h100.scale_out.latency.value();
+  CHECK(decode_step_time(two, 128, 1000).value() == Approx(decode_step_time(one, 64, 1000).value() + send));
+  // Sixteen devices: the search pipelines the node-wide degree rather than refuse.
+  ServingQuestion q;
+  q.model = m, q.params = pc, q.device = h100, q.host = resolve_device(cat(), "cpu-server");
+  q.compute = default_efficiency(h100), q.decode = serving_decode_efficiency(h100);
+  q.gpus = 16;
+  const ServingAnswer a = answer_serving(q);
+  CHECK(a.settings.tp == 8);
+  CHECK(a.settings.pp == 2);
+  REQUIRE(a.sized);
+  CHECK(a.sized->gpus == 16);
+  // Pipeline stages are a serving runtime's: llama.cpp splits layers across its --tp devices.
+  q.settings.runtime = Runtime::llama_cpp;
+  q.pp = 2;
+  CHECK_THROWS_AS(answer_serving(q), Error);
 }

@@ -111,11 +111,19 @@ Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context
   return per_layer * (tokens * batch);
 }
 
+double stage_share(const ModelArch& m, int pp) {
+  return pp > 1 ? std::ceil(static_cast<double>(m.layers) / pp) / m.layers : 1.0;
+}
+
 InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& s) {
   InferMemory r;
-  r.weights = weight_bytes(pc.total, s) / static_cast<double>(s.tp);
-  r.kv_per_token = kv_bytes_per_token(m, s.kv_elem_bytes, s.tp);
-  r.kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, s.context, s.batch);
+  // A pipeline stage holds its layers' share of the blocks and, at either end, the embedding or
+  // the output layer (the larger counts: the most loaded stage).
+  const double stage = stage_share(m, s.pp);
+  const double stage_params = s.pp > 1 ? block_params(pc) * stage + std::max(pc.embedding, pc.output) : pc.total;
+  r.weights = weight_bytes(stage_params, s) / static_cast<double>(s.tp);
+  r.kv_per_token = kv_bytes_per_token(m, s.kv_elem_bytes, s.tp) * stage;
+  r.kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, s.context, s.batch) * stage;
   if (serving_runtime(s.runtime)) {
     // The activation peak of the profile run: hidden states, QKV and the MLP's gate and up
     // projections in 16 bits (an estimate; vLLM measured 1.42 GiB for Qwen2.5-7B, issue #13882).
@@ -173,7 +181,8 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
 int kv_batch_limit(const InferModel& im) {
   const InferMemory& mem = im.memory;
   const Bytes room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
-  const Bytes one = kv_cache_bytes(im.model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1);
+  const Bytes one = kv_cache_bytes(im.model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1) *
+                    stage_share(im.model, im.settings.pp);
   return room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(room / one))) : 0;
 }
 
@@ -242,6 +251,20 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
 Seconds decode_step_time(const InferModel& im, int batch, double context) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
+  if (s.pp > 1) {
+    // Pipeline stages each run their layers for one of pp micro-batches while the others run the
+    // rest: a token of a micro-batch crosses every stage once, so the step is one tensor-parallel
+    // group's over all layers at the micro-batch, plus the sends between stages (16-bit hidden
+    // states over the scale-out link). The pipeline carries pp micro-batches at once.
+    InferModel one = im;
+    one.settings.pp = 1;
+    const int micro = std::max(1, (batch + s.pp - 1) / s.pp);
+    const Link& out = im.device.scale_out;
+    const double send = out.bw_per_direction.value() > 0
+                            ? micro * m.hidden * 2.0 / (out.bw_per_direction.value() * im.compute.link) + out.latency.value()
+                            : 0;
+    return decode_step_time(one, micro, context) + seconds((s.pp - 1) * send);
+  }
   const double share = static_cast<double>(m.layers - im.memory.offloaded_layers) / m.layers;
   // llama.cpp and Ollama split layers across devices and run them one after another: the split
   // divides memory, not the bytes each token streams (inference.md 1.4). vLLM's tensor

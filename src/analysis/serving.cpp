@@ -29,7 +29,7 @@ struct Load {
 Load load_of(const Operating& o, double u) {
   Load l;
   l.lambda = u * o.capacity_rps;
-  const double rho = std::min(0.95, l.lambda * o.prefill_s);  // share of time spent prefilling
+  const double rho = std::min(0.95, l.lambda * o.stall_s);  // share of time spent prefilling
   l.tpot_mean = o.step_s / (1 - rho);
   l.first = o.prefill_s * o.prefills_per_step + l.tpot_mean;  // the whole prefill step, then a decode
   l.hold = o.batch / o.capacity_rps;  // a request holds its slot B / capacity at full load
@@ -40,7 +40,7 @@ Load load_of(const Operating& o, double u) {
 double tpot_at(const Operating& o, const Load& l, double output, double z) {
   const double k = o.prefills_per_step, m = l.lambda / k * output * l.tpot_mean;
   const double landed = std::max(0.0, m + z * std::sqrt(m));
-  return (output * o.step_s + landed * k * o.prefill_s) / output;
+  return (output * o.step_s + landed * k * o.stall_s) / output;
 }
 double ttft_p99(const Operating& o, const Load& l) {
   return l.first + wait_quantile(o.batch, l.lambda, l.hold, 0, 0.99);
@@ -117,7 +117,10 @@ Operating operate(const InferModel& im, int batch, double prompt, double output,
                             : 1;
   o.prefill_s = prefill_time(im, static_cast<long>(prompt), o.prefills_per_step).value() / o.prefills_per_step;
   o.step_s = decode_step_time(im, batch, prompt + output / 2).value();
-  o.capacity_rps = batch / (output * o.step_s + batch * o.prefill_s);
+  // Pipeline stages prefill different micro-batches' prompts at once: each prompt holds the
+  // replica for 1/pp of its prefill.
+  o.stall_s = o.prefill_s / im.settings.pp;
+  o.capacity_rps = batch / (output * o.step_s + batch * o.stall_s);
   o.sustained_rps = o.capacity_rps;
   at_load(o, load_share, output);
   return o;
@@ -172,25 +175,40 @@ int choose_tp(const ModelArch& m, const ParamCounts& pc, const Device& d, const 
 }
 
 
-std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int)>& model_at) {
+std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int, int)>& model_at,
+                                        const std::function<void(const InferModel&, Deployment&)>& evaluate) {
   std::vector<Deployment> tried;
-  for (int t = q.first_tp; t <= q.widest_tp && q.heads % t == 0; t *= 2) {
-    if (q.load.gpus > 0 && q.load.gpus % t) continue;
-    const InferModel im = model_at(t);
+  auto attempt = [&](int t, int p) {
+    const InferModel im = model_at(t, p);
     const int limit = kv_batch_limit(im);
     Deployment d;
-    d.tp = t;
+    d.tp = t, d.pp = p;
+    const int devices = t * p;
     if (!im.memory.fits() || limit < 1) {
       d.why = !im.memory.fits() ? "does not fit" : "no room for one sequence's KV";
+    } else if (evaluate) {
+      evaluate(im, d);
     } else if (auto op = best_batch(im, limit, q.prompt, q.output, q.ttft, q.tpot, &d.evaluated)) {
       d.op = *op;
       const double rate = q.load.rate_at(*op, q.output);
-      d.devices = rate > 0 ? replicas_for(rate, op->sustained_rps, t) * t : q.load.gpus;
-      d.throughput = (d.devices / t) * op->sustained_rps * q.output;
+      d.devices = rate > 0 ? replicas_for(rate, op->sustained_rps, devices) * devices : q.load.gpus;
+      d.throughput = (d.devices / devices) * op->sustained_rps * q.output;
     } else {
       d.why = "no batch meets the latency targets";
     }
     tried.push_back(d);
+    return d.why != "does not fit" && d.why != "no room for one sequence's KV";
+  };
+  int t = q.first_tp;
+  for (; t <= q.widest_tp && q.heads % t == 0; t *= 2) {
+    if (q.load.gpus > 0 && q.load.gpus % t) continue;
+    if (!attempt(t, 1) && t == q.widest_tp) {
+      // The widest degree does not hold the model: pipeline it across more of them.
+      for (int p = 2; p <= q.max_pp; p *= 2) {
+        if (q.load.gpus > 0 && q.load.gpus % (t * p)) continue;
+        if (attempt(t, p)) break;
+      }
+    }
   }
   return tried;
 }
@@ -201,15 +219,15 @@ bool better_deployment(const Deployment& a, const Deployment& b, bool for_load) 
   return for_load ? a.devices < b.devices : a.throughput > b.throughput;
 }
 
-int chosen_tp(const std::vector<Deployment>& tried, bool for_load, int fallback) {
+std::pair<int, int> chosen_degrees(const std::vector<Deployment>& tried, bool for_load, int fallback) {
   const Deployment* best = nullptr;
   for (const auto& d : tried)
     if (d.op && (!best || better_deployment(d, *best, for_load))) best = &d;
-  if (best) return best->tp;
-  int tp = fallback;
+  if (best) return {best->tp, best->pp};
+  std::pair<int, int> chosen{fallback, 1};
   for (const auto& d : tried)
-    if (d.why != "does not fit") tp = d.tp;
-  return tp;
+    if (d.why != "does not fit") chosen = {d.tp, d.pp};
+  return chosen;
 }
 
 double ServingLoad::rate_at(const Operating& op, double output) const {
@@ -219,8 +237,9 @@ double ServingLoad::rate_at(const Operating& op, double output) const {
 
 Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load) {
   const InferMemory& mem = im.memory;
-  const int tp = im.settings.tp;
-  const std::string on = fmt::format("{} x {} at tp {}", tp, im.device.id, tp);
+  const int tp = im.settings.tp * im.settings.pp;  // devices of a replica
+  const std::string on = im.settings.pp > 1 ? fmt::format("{} x {} at tp {} pp {}", tp, im.device.id, im.settings.tp, im.settings.pp)
+                                            : fmt::format("{} x {} at tp {}", tp, im.device.id, tp);
   if (!mem.fits())
     fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {}: {} of {} per device", im.model.id, im.settings.quant, on,
                                       format_iec(mem.total().value()), format_iec(mem.capacity.value())));
@@ -265,19 +284,22 @@ Sized size_concurrent(const InferModel& im, double prompt, double output, long u
   const int n = static_cast<int>(std::min<long>(share, slots));
   Sized z;
   z.replicas = replicas;
-  z.gpus = replicas * tp;
+  z.gpus = replicas * tp * im.settings.pp;
   Operating& o = z.op;
   o.batch = n;
   o.prefill_s = prefill_time(im, static_cast<long>(prompt), 1).value();
   o.step_s = decode_step_time(im, n, prompt + output / 2).value();
-  o.tpot_s = o.step_s + n / output * o.prefill_s;
+  // A pipeline's stages each hold a prompt for 1/pp of its prefill.
+  o.stall_s = o.prefill_s / im.settings.pp;
+  const double hold = o.stall_s;
+  o.tpot_s = o.step_s + n / output * hold;
   // New prompts queue for the prefill, one at a time: an M/D/1 wait at the rate requests complete,
   // which itself falls as the wait grows. The replica's rate x solves x = n / cycle(x); the right
   // side falls as x rises, so bisection finds it (below 1 / prefill, where the wait is finite).
   auto cycle = [&](double x) {
-    return o.prefill_s + mean_wait(1, x, o.prefill_s, 0) + o.step_s + (output - 1) * o.tpot_s;
+    return o.prefill_s + mean_wait(1, x, hold, 0) + o.step_s + (output - 1) * o.tpot_s;
   };
-  double lo = 0, hi = std::min(n / (o.prefill_s + o.step_s + (output - 1) * o.tpot_s), 1 / o.prefill_s);
+  double lo = 0, hi = std::min(n / (o.prefill_s + o.step_s + (output - 1) * o.tpot_s), 1 / hold);
   for (int i = 0; i < 60; ++i) {
     const double mid = (lo + hi) / 2;
     (mid < n / cycle(mid) ? lo : hi) = mid;
@@ -326,9 +348,10 @@ int replicas_for(double rate, double capacity_rps, int tp) {
 namespace {
 
 // A replica's model at degree tp, with the question's decode and GEMM efficiencies.
-InferModel replica(const ServingQuestion& q, const InferSettings& settings, int tp) {
+InferModel replica(const ServingQuestion& q, const InferSettings& settings, int tp, int pp) {
   InferSettings at = settings;
   at.tp = tp;
+  at.pp = pp;
   InferModel x = make_infer_model(q.model, q.params, q.device, q.host, at);
   x.decode = q.decode;
   x.compute = q.compute;
@@ -381,7 +404,7 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   // serving benchmarks measure), on the replicas given, else the fewest that meet the targets.
   const bool concurrent = q.users > 0 && a.load.think_s == 0;
   auto concurrent_at = [&](const InferModel& im) {
-    const int t = im.settings.tp;
+    const int t = im.settings.tp * im.settings.pp;  // devices of a replica
     if (q.gpus > 0) return size_concurrent(im, a.prompt, a.output, q.users, std::max(1, q.gpus / t));
     auto meets = [&](long r) { return meets_targets(size_concurrent(im, a.prompt, a.output, q.users, static_cast<int>(r)).op,
                                                     a.targets.ttft, a.targets.tpot); };
@@ -399,41 +422,50 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     return size_concurrent(im, a.prompt, a.output, q.users, static_cast<int>(lo));
   };
 
-  // The degree: the one given, else the smallest whose weights fit and, for several devices or a
-  // load, the best deployment among the degrees from there to a node.
+  // The degrees: those given, else the smallest tensor-parallel degree whose weights fit and, for
+  // several devices or a load, the best deployment among the degrees from there to a node, with
+  // pipeline stages across nodes where a node cannot hold the model (up to the devices given, or
+  // max_serving_stages nodes for a load).
   int& tp = is.tp;
+  int& pp = is.pp;
+  pp = q.pp > 0 ? q.pp : 1;
   if (q.tp > 0) {
     tp = q.tp;
   } else {
     tp = choose_tp(m, q.params, q.device, is, q.gpus > 0 ? q.gpus : (a.serving ? q.device.devices_per_node : 1));
     if (a.serving || q.gpus > 1) {
       const int widest = std::max(1, q.gpus > 0 ? std::min(q.gpus, q.device.devices_per_node) : q.device.devices_per_node);
-      const DeploymentQuestion dq{a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load, tp, widest, m.heads};
+      DeploymentQuestion dq{a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load, tp, widest, m.heads};
+      dq.max_pp = q.pp > 0 ? 1 : q.gpus > 0 ? std::max(1, q.gpus / widest) : max_serving_stages;
+      const int fixed_pp = pp;
+      const auto model_at = [&](int t, int p) { return replica(q, is, t, fixed_pp > 1 ? fixed_pp : p); };
       if (concurrent) {
-        for (int t = tp; t <= widest && m.heads % t == 0; t *= 2) {
-          if (q.gpus > 0 && q.gpus % t) continue;
-          Deployment d;
-          d.tp = t;
+        a.tried = try_deployments(dq, model_at, [&](const InferModel& im, Deployment& d) {
           try {
-            const Sized z = concurrent_at(replica(q, is, t));
+            const Sized z = concurrent_at(im);
             d.op = z.op, d.devices = z.gpus, d.throughput = z.throughput;
           } catch (const Error& e) {
             d.why = e.what();
           }
-          a.tried.push_back(d);
-        }
+        });
       } else {
-        a.tried = try_deployments(dq, [&](int t) { return replica(q, is, t); });
+        a.tried = try_deployments(dq, model_at);
       }
-      tp = chosen_tp(a.tried, concurrent ? q.gpus <= 0 : a.serving, tp);
+      const auto [t, p] = chosen_degrees(a.tried, concurrent ? q.gpus <= 0 : a.serving, tp);
+      tp = t;
+      if (q.pp <= 0) pp = p;
     }
   }
   if (m.heads % tp) fail(Exit::usage, fmt::format("tp {} does not divide the {} attention heads of {}", tp, m.heads, m.id));
-  if (q.gpus > 0 && q.gpus % tp)
-    fail(Exit::usage, fmt::format("gpus {} is not a multiple of the tensor-parallel degree {}", q.gpus, tp));
+  if (pp > m.layers) fail(Exit::usage, fmt::format("pp {} is more than the {} layers of {}", pp, m.layers, m.id));
+  if (pp > 1 && !serving_runtime(is.runtime))
+    fail(Exit::usage, fmt::format("pp {}: pipeline stages are a serving runtime's (vllm, sglang, tensorrt-llm); {} splits "
+                                  "layers across --tp devices itself", pp, to_string(is.runtime)));
+  if (q.gpus > 0 && q.gpus % (tp * pp))
+    fail(Exit::usage, fmt::format("gpus {} is not a multiple of a replica's {} devices (tp {} x pp {})", q.gpus, tp * pp, tp, pp));
 
   // Whether it runs, one stream's speed and, for a load or devices given, the deployment sized.
-  a.model = replica(q, is, tp);
+  a.model = replica(q, is, tp, pp);
   const InferMemory& mem = a.model.memory;
   if (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() > q.host.memory.value())
     a.warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
@@ -445,13 +477,13 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   // Otherwise the memory is the answer, with no speed (the command exits 1).
   a.runs = mem.fits() || (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() <= q.host.memory.value());
   a.single = single_stream(a.model, a.prompt, a.output);
-  a.gpus = q.gpus > 0 ? q.gpus : tp;
+  a.gpus = q.gpus > 0 ? q.gpus : tp * pp;
   if (!a.serving && q.gpus <= 0) return a;
   a.sized = concurrent ? concurrent_at(a.model)
                        : size_deployment(a.model, a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load);
   if (a.serving && q.gpus > 0 && a.sized->gpus > q.gpus)
     a.warnings.push_back(fmt::format("{} devices carry {:.1f} requests/s; {} are needed for {:.1f}", q.gpus,
-                                     (q.gpus / tp) * a.sized->op.sustained_rps, a.sized->gpus, a.sized->rate));
+                                     (q.gpus / (tp * pp)) * a.sized->op.sustained_rps, a.sized->gpus, a.sized->rate));
   a.gpus = a.sized->gpus;
   return a;
 }

@@ -71,7 +71,7 @@ head -1 "$TMP/out" | grep -q "assumptions\.\|warnings" && fail "train CSV spread
 # --help lists only what a command takes.
 run infer --help
 expect_rc 0; expect_out "--ttft"
-for f in --mode --epochs --checkpoint-every --pp --tokens; do
+for f in --mode --epochs --checkpoint-every --cp --tokens; do
   grep -qE -- "^ *$f( |,)" "$TMP/out" && fail "infer --help lists $f"
 done
 run train --help

@@ -33,6 +33,9 @@ struct InferSettings {
   DType compute = DType::bf16;
   double kv_elem_bytes = 2;
   int tp = 1;
+  // Pipeline stages of a serving runtime's replica (vLLM's pipeline_parallel_size): each holds
+  // ceil(layers / pp) layers on its tp devices, across nodes where one node's cannot hold them.
+  int pp = 1;
   long context = 4096;  // tokens one sequence's cache holds
   int batch = 1;        // sequences resident at once
   Runtime runtime = Runtime::vllm;
@@ -59,6 +62,8 @@ struct InferMemory {
   Bytes total() const { return weights + kv + workspace + reserve; }
   bool fits() const { return total() <= capacity; }
 };
+// The share of a model's layers on its most loaded pipeline stage: ceil(layers / pp) / layers.
+double stage_share(const ModelArch& m, int pp);
 InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& s);
 
 // Decode efficiency by memory technology: from the two-term fits of llama.cpp's Llama-2

@@ -38,6 +38,7 @@ struct Operating {
   double sustained_rps = 0;  // the most it carries within the targets (capacity when none)
   double load_share = 0;     // the load considered, a share of capacity
   double prefill_s = 0, step_s = 0;
+  double stall_s = 0;  // how long a prompt's prefill holds up the batch's decoding: prefill_s / pp
   int prefills_per_step = 1;
   double ttft_s = 0, tpot_s = 0;  // means at the load considered
   // At the load considered; absent at full load, where the queue grows without bound.
@@ -79,9 +80,10 @@ struct ServingLoad {
   double rate_at(const Operating& op, double output) const;
 };
 
-// One tensor-parallel deployment tried: replicas of `tp` devices at their best batch.
+// One deployment tried: replicas of tp x pp devices at their best batch.
 struct Deployment {
   int tp = 1;
+  int pp = 1;                   // pipeline stages (across nodes, where a node cannot hold the model)
   std::optional<Operating> op;  // absent when it cannot serve (why says so)
   int devices = 0;              // what it needs for the load, or the devices given
   double throughput = 0;        // output tokens/s of the deployment
@@ -94,16 +96,22 @@ struct DeploymentQuestion {
   int first_tp = 1;    // the smallest degree whose weights fit (choose_tp)
   int widest_tp = 1;   // the largest tried: a node, or the devices given
   int heads = 1;       // a degree must divide the attention heads
+  int max_pp = 1;      // the most pipeline stages tried (1: none)
 };
 // Every power-of-two degree from first_tp to widest_tp that divides the heads and the devices,
-// each with its best batch; model_at(tp) builds the replica's model. In the order tried.
-std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int)>& model_at);
+// each with its best batch; at widest_tp, where the model does not fit, pipelines of 2, 4, ...
+// max_pp stages of it (vLLM's pipeline parallelism across nodes). model_at(tp, pp) builds the
+// replica's model. In the order tried.
+// `evaluate`, when given, sizes each replica that fits instead of its best batch (a fixed
+// concurrency, say).
+std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int, int)>& model_at,
+                                        const std::function<void(const InferModel&, Deployment&)>& evaluate = {});
 // Whether a is the better deployment: fewer devices for a load, else more throughput; one
 // that cannot serve is never better. The order --top lists them in.
 bool better_deployment(const Deployment& a, const Deployment& b, bool for_load);
-// The degree to deploy: the best tried (the smaller on a tie); when none serves, the widest
-// that fits, which comes closest to the targets; `fallback` when none even fits.
-int chosen_tp(const std::vector<Deployment>& tried, bool for_load, int fallback);
+// The degrees to deploy (tp, pp): the best tried (the smaller on a tie); when none serves, the
+// widest that fits, which comes closest to the targets; (fallback, 1) when none even fits.
+std::pair<int, int> chosen_degrees(const std::vector<Deployment>& tried, bool for_load, int fallback);
 
 // A deployment of replicas of `tp` devices, each at its best batch, sized for a load.
 struct Sized {
@@ -151,6 +159,8 @@ LatencyTargets latency_targets(const std::string& scenario, double ttft, double 
 // (an assumption, said so in the answer's assumptions), and a user's think time of a minute.
 constexpr long default_prompt = 1000, default_output = 300;
 constexpr double default_think = 60;
+// The most pipeline stages a deployment for a load is given when a node cannot hold the model.
+constexpr int max_serving_stages = 16;
 
 // The serving question, resolved from the catalog and the flags: the model, the device and
 // the host its offloaded layers use, the runtime's settings (tp set by `tp` or chosen), the
@@ -169,6 +179,7 @@ struct ServingQuestion {
   double think_s = -1;       // negative: default_think; 0: a closed loop at concurrency `users`
   int gpus = 0;              // devices given; 0: one replica, or as many as the load needs
   int tp = 0;                // fixed tensor-parallel degree; 0: chosen
+  int pp = 0;                // fixed pipeline stages; 0: chosen (1 unless the widest degree cannot hold the model)
   std::string scenario;      // offline, server or interactive; empty: as the targets say
   double ttft_s = 0, tpot_s = 0;
   bool strict = false;       // a context beyond the model's maximum is an error, not a warning
