@@ -219,6 +219,17 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, fallback);
   is.batch = s.batch;
   if (s.reserve_bytes) is.reserve = bytes(*s.reserve_bytes);
+  if ((s.spec_accept >= 0 || !s.draft.empty()) && s.spec_tokens <= 0)
+    fail(Exit::usage, "--accept and --draft describe speculative decoding: give --draft-tokens K too");
+  if (s.spec_tokens > 0) {
+    // The acceptance rate depends on the draft, the target and the traffic: no default stands for it.
+    if (s.spec_accept < 0)
+      fail(Exit::usage, fmt::format("--draft-tokens {} needs --accept: the chance each proposed token is accepted (0 to 1; "
+                                    "DeepSeek-V3 reports 0.85 to 0.9 for its MTP token; measure yours)",
+                                    s.spec_tokens));
+    is.spec_tokens = s.spec_tokens;
+    is.spec_accept = s.spec_accept;
+  }
   return is;
 }
 

@@ -8,6 +8,8 @@
 #include "catalog_fixture.hpp"
 #include "gpuplan/catalog/catalog.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/scenario.hpp"
+#include "gpuplan/settings.hpp"
 
 using namespace gpuplan;
 using Approx = Catch::Detail::Approx;
@@ -412,4 +414,50 @@ TEST_CASE("pipeline stages split a replica's layers across nodes", "[serving]") 
   q.settings.runtime = Runtime::llama_cpp;
   q.pp = 2;
   CHECK_THROWS_AS(answer_serving(q), Error);
+}
+
+TEST_CASE("speculative decoding yields the expected accepted run per verification", "[serving]") {
+  // Leviathan et al. 2023, equation 1: (1 - a^(k+1)) / (1 - a). k 4 at 0.8: (1 - 0.32768) / 0.2.
+  CHECK(spec_tokens_per_step(4, 0.8) == Approx((1 - 0.32768) / 0.2));
+  CHECK(spec_tokens_per_step(4, 0) == 1);
+  CHECK(spec_tokens_per_step(4, 1) == 5);
+  CHECK(spec_tokens_per_step(0, 0.5) == 1);
+  // A step: the target verifies k + 1 tokens a sequence in one pass, after k draft steps.
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-70b"));
+  const ModelArch small = model_from_record(cat().get("models", "llama-3.2-1b"));
+  InferSettings s;
+  s.tp = 2;
+  s.context = 1300;
+  s.quant = "fp8", s.bpw = 8;  // 35 GB a device: room for a cache
+  const InferModel plain = make_infer_model(m, count_params(m), h100, h100, s);
+  s.spec_tokens = 4, s.spec_accept = 0.8;
+  const InferModel head = make_infer_model(m, count_params(m), h100, h100, s);
+  const InferModel drafted = with_draft(head, small, count_params(small));
+  // At batch 1 a pass is bound by the weights it streams, so verifying 5 rows costs one step; a
+  // one-layer head costs a layer's share of one.
+  const double step = decode_step_time(plain, 1, 1000).value();
+  CHECK(decode_step_time(head, 1, 1000).value() ==
+        Approx((step + 4 * step / 80) / spec_tokens_per_step(4, 0.8)).epsilon(0.02));
+  InferModel draft_alone = *drafted.draft;
+  CHECK(decode_step_time(drafted, 1, 1000).value() ==
+        Approx((step + 4 * decode_step_time(draft_alone, 1, 1000).value()) / spec_tokens_per_step(4, 0.8)).epsilon(0.02));
+  // The draft's weights and cache join the target's on the devices.
+  CHECK(drafted.memory.weights.value() == Approx(head.memory.weights.value() + drafted.draft->memory.weights.value()));
+  REQUIRE(kv_batch_limit(head) > 0);
+  CHECK(kv_batch_limit(drafted) < kv_batch_limit(head));
+}
+
+TEST_CASE("speculative decoding needs its acceptance rate", "[serving]") {
+  Scenario s;
+  apply_setting(s, "model", "llama-3.1-8b");
+  apply_setting(s, "draft-tokens", "4");
+  const Job j = resolve(s, cat());
+  CHECK_THROWS_AS(resolve_infer(s, j), Error);
+  Scenario t;
+  apply_setting(t, "model", "llama-3.1-8b");
+  apply_setting(t, "accept", "0.7");
+  CHECK_THROWS_AS(resolve_infer(t, resolve(t, cat())), Error);
+  apply_setting(s, "accept", "0.7");
+  CHECK(resolve_infer(s, j).spec_accept == 0.7);
 }

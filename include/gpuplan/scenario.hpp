@@ -55,6 +55,9 @@ struct Scenario {
   long prompt_tokens = 0, output_tokens = 0;  // 0: defaults
   double rate = 0;            // requests per second
   long users = 0;
+  std::string draft;          // speculative decoding's draft model id; empty: a drafting head
+  int spec_tokens = 0;        // tokens the draft proposes a step; 0: no speculation
+  double spec_accept = -1;    // chance each proposal is accepted; negative: not given
   double think_s = -1;        // seconds between a user's requests, after a reply; negative: not given
   double ttft_s = 0, tpot_s = 0;  // latency targets (0: none)
   int top = 0;                    // infer: list this many deployments tried (0: none)

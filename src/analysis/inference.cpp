@@ -173,16 +173,17 @@ double switched_allreduce_s(double bytes, int n, double bw, double latency) {
 
 InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
                             const InferSettings& s) {
-  InferModel im{m, pc, d, host, s, inference_memory(m, pc, d, s),
-                serving_runtime(s.runtime) ? serving_decode_efficiency(d) : decode_efficiency(d), default_efficiency(d)};
-  return im;
+  return InferModel{m, pc, d, host, s, inference_memory(m, pc, d, s),
+                    serving_runtime(s.runtime) ? serving_decode_efficiency(d) : decode_efficiency(d), default_efficiency(d),
+                    nullptr};
 }
 
 int kv_batch_limit(const InferModel& im) {
   const InferMemory& mem = im.memory;
   const Bytes room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
-  const Bytes one = kv_cache_bytes(im.model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1) *
-                    stage_share(im.model, im.settings.pp);
+  Bytes one = kv_cache_bytes(im.model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1) *
+              stage_share(im.model, im.settings.pp);
+  if (im.draft) one += kv_cache_bytes(im.draft->model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1);
   return room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(room / one))) : 0;
 }
 
@@ -248,6 +249,10 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   return t + tp_allreduces(im, n);
 }
 
+namespace {
+Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq);
+}  // namespace
+
 Seconds decode_step_time(const InferModel& im, int batch, double context) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
@@ -265,13 +270,60 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
                             : 0;
     return decode_step_time(one, micro, context) + seconds((s.pp - 1) * send);
   }
+  if (s.spec_tokens > 0) {
+    // Speculation: k draft steps, then the target scores the k proposals and its own next token
+    // for every sequence in one pass (weights and cache read once, k + 1 rows of compute each),
+    // yielding spec_tokens_per_step tokens. Without a draft model, the draft is a head of one of
+    // the target's layers (EAGLE's, or DeepSeek's MTP module): a layer's share of a step.
+    const int k = s.spec_tokens;
+    InferModel target = im;
+    target.settings.spec_tokens = 0;
+    target.draft.reset();
+    const Seconds verify = decode_pass(target, batch, context, k + 1);
+    const Seconds draft = im.draft ? decode_step_time(*im.draft, batch, context)
+                                   : decode_pass(target, batch, context, 1) / static_cast<double>(m.layers);
+    return (verify + draft * static_cast<double>(k)) / spec_tokens_per_step(k, s.spec_accept);
+  }
+  return decode_pass(im, batch, context, 1);
+}
+
+double spec_tokens_per_step(int k, double a) {
+  if (k <= 0) return 1;
+  if (a >= 1) return k + 1.0;
+  return (1 - std::pow(a, k + 1)) / (1 - a);
+}
+
+InferModel with_draft(InferModel target, const ModelArch& draft, const ParamCounts& draft_params) {
+  InferSettings ds = target.settings;
+  ds.spec_tokens = 0;
+  ds.pp = 1;
+  ds.reserve = bytes(0);  // one runtime, one reserve: the target's
+  auto d = std::make_shared<InferModel>(make_infer_model(draft, draft_params, target.device, target.host, ds));
+  d->decode = target.decode;
+  d->compute = target.compute;
+  InferMemory& mem = target.memory;
+  mem.weights += d->memory.weights;
+  mem.kv_per_token += d->memory.kv_per_token;
+  mem.kv += d->memory.kv;
+  target.draft = std::move(d);
+  return target;
+}
+
+namespace {
+
+// One pass of the model over `batch` sequences, `per_seq` new tokens each, whose caches hold
+// `context` tokens on average: a decode step (per_seq 1) or a speculative verification.
+Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq) {
+  const ModelArch& m = im.model;
+  const InferSettings& s = im.settings;
+  const double rows = static_cast<double>(batch) * per_seq;
   const double share = static_cast<double>(m.layers - im.memory.offloaded_layers) / m.layers;
   // llama.cpp and Ollama split layers across devices and run them one after another: the split
   // divides memory, not the bytes each token streams (inference.md 1.4). vLLM's tensor
   // parallelism divides both.
   const double split = serving_runtime(s.runtime) ? 1 : s.tp;
   const Bytes head = weight_bytes(im.params.output, s) * (split / s.tp);
-  const Bytes blocks = decode_weight_bytes(im, batch) * split - head;
+  const Bytes blocks = decode_weight_bytes(im, static_cast<int>(std::min(rows, 1e9))) * split - head;
   const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(context)), batch) * split;
   const Bytes host_bytes = (blocks + kv) * (1 - share);
   const Seconds t_host = host_bytes.value() > 0
@@ -287,13 +339,15 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
   // wave-quantisation term is what a few hundred rows cost); llama.cpp's single-stream kernels are
   // bound by the weights they stream, at the ceiling. Attention at the ceiling.
   const double tp_div = serving_runtime(s.runtime) ? s.tp : 1;
-  const double linear_eff = serving_runtime(s.runtime) ? linear_efficiency(im, batch) : im.compute.gemm_max;
+  const double linear_eff = serving_runtime(s.runtime) ? linear_efficiency(im, rows) : im.compute.gemm_max;
   const auto peak = im.device.peak_for(s.compute);
-  const Flops linear = flops(2 * (im.params.active - im.params.embedding) * batch / tp_div);
-  const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * batch / tp_div);
+  const Flops linear = flops(2 * (im.params.active - im.params.embedding) * rows / tp_div);
+  const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * rows / tp_div);
   const Seconds t_linear = std::max(stream_time(im, blocks * share + head), Seconds(linear / (peak * linear_eff)));
   const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / (peak * im.compute.gemm_max)));
-  return t_linear + t_attention + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, batch);
+  return t_linear + t_attention + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, rows);
 }
+
+}  // namespace
 
 }  // namespace gpuplan

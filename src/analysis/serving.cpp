@@ -355,6 +355,7 @@ InferModel replica(const ServingQuestion& q, const InferSettings& settings, int 
   InferModel x = make_infer_model(q.model, q.params, q.device, q.host, at);
   x.decode = q.decode;
   x.compute = q.compute;
+  if (q.draft && at.spec_tokens > 0) x = with_draft(x, *q.draft, count_params(*q.draft));
   return x;
 }
 

@@ -76,6 +76,7 @@ ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, cons
   q.gpus = s.gpus;
   q.tp = s.layout.tp.value_or(0);
   q.pp = s.layout.pp.value_or(0);
+  if (!s.draft.empty()) q.draft = model_from_record(catalog.get("models", s.draft));
   q.scenario = s.serving_scenario;
   q.ttft_s = s.ttft_s;
   q.tpot_s = s.tpot_s;
@@ -133,6 +134,16 @@ Value infer_json(const InferRun& r) {
   v.set("runtime", to_string(r.settings.runtime));
   v.set("tp", r.settings.tp);
   v.set("pp", r.settings.pp);
+  if (r.settings.spec_tokens > 0) {
+    Value sp = Value::object();
+    sp.set("draft", r.model.draft ? Value(r.model.draft->model.id) : Value("head"));
+    sp.set("draft_tokens", r.settings.spec_tokens);
+    sp.set("accept", r.settings.spec_accept);
+    sp.set("tokens_per_step", spec_tokens_per_step(r.settings.spec_tokens, r.settings.spec_accept));
+    v.set("speculative", sp);
+  } else {
+    v.set("speculative", Value());
+  }
   v.set("context", static_cast<double>(r.settings.context));
   v.set("prompt_tokens", r.prompt);
   v.set("output_tokens", r.output);
@@ -195,6 +206,10 @@ Table infer_table(const InferRun& r) {
   if (!r.runs) return t;
   t.add_row({"prefill", format_si(r.prompt / r.single.prefill_s, "tokens/s")});
   t.add_row({"decode, one stream", format_si(1 / r.single.step_s, "tokens/s")});
+  if (is.spec_tokens > 0)
+    t.add_row({"speculative decoding", fmt::format("{} draft tokens from {}, accepted at {:.2f}: {:.2f} tokens a step",
+                                                   is.spec_tokens, r.model.draft ? r.model.draft->model.id : "a one-layer head",
+                                                   is.spec_accept, spec_tokens_per_step(is.spec_tokens, is.spec_accept))});
   if (r.sized) {
     const Sized& z = *r.sized;
     const Operating& op = z.op;

@@ -5,6 +5,7 @@
 // shared/reference/inference.md section 4; decode uses its two-term form
 // t = bytes / (eta x bandwidth) + layers x t_layer, which fits llama.cpp data far better than
 // bandwidth / bytes.
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -40,7 +41,16 @@ struct InferSettings {
   int batch = 1;        // sequences resident at once
   Runtime runtime = Runtime::vllm;
   std::optional<Bytes> reserve;  // per device; unset: the runtime's default
+  // Speculative decoding: a draft proposes spec_tokens tokens a step, each accepted with
+  // probability spec_accept, and the target verifies them in one pass (0: none).
+  int spec_tokens = 0;
+  double spec_accept = 0;
 };
+
+// Tokens a speculative step yields per sequence: the accepted run of k proposals, each accepted
+// with probability a, plus the target's own token, (1 - a^(k+1)) / (1 - a) (Leviathan et al.
+// 2023, "Fast Inference from Transformers via Speculative Decoding", equation 1).
+double spec_tokens_per_step(int k, double a);
 
 // The runtime's headroom: vLLM keeps 10% of memory back (gpu_memory_utilization 0.9), SGLang
 // 12% to 21% by tensor-parallel degree (mem_fraction_static), TensorRT-LLM 10% of what the
@@ -93,7 +103,12 @@ struct InferModel {
   InferMemory memory;
   DecodeEfficiency decode;
   Efficiency compute;
+  // The draft model of speculative decoding, on the same devices (its weights and cache are in
+  // `memory`); absent with spec_tokens: a drafting head of one layer of the target (EAGLE, MTP).
+  std::shared_ptr<const InferModel> draft;
 };
+// The same model drafting with `draft` (its weights and KV cache join the target's memory).
+InferModel with_draft(InferModel target, const ModelArch& draft, const ParamCounts& draft_params);
 InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
                             const InferSettings& s);
 

@@ -180,6 +180,7 @@ struct ServingQuestion {
   int gpus = 0;              // devices given; 0: one replica, or as many as the load needs
   int tp = 0;                // fixed tensor-parallel degree; 0: chosen
   int pp = 0;                // fixed pipeline stages; 0: chosen (1 unless the widest degree cannot hold the model)
+  std::optional<ModelArch> draft;  // speculative decoding's draft model (settings.spec_tokens > 0); absent: a head
   std::string scenario;      // offline, server or interactive; empty: as the targets say
   double ttft_s = 0, tpot_s = 0;
   bool strict = false;       // a context beyond the model's maximum is an error, not a warning
