@@ -135,6 +135,22 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
                                   "host link); use --offload none",
                                   offload_name(*s.layout.offload), j.device.id));
   }
+  const Schedule schedule = st.train.schedule;
+  if (schedule != Schedule::searched) {
+    const int pp = s.layout.pp.value_or(0), v = s.layout.interleave.value_or(0);
+    if (schedule == Schedule::dualpipe && pp > 1 && pp % 2)
+      fail(Exit::usage, fmt::format("--pipeline-schedule dualpipe needs an even --pp (stage pairs); pp is {}", pp));
+    if (v > 1 && schedule != Schedule::interleaved)
+      fail(Exit::usage, fmt::format("--interleave {} needs --pipeline-schedule interleaved (it is {})", v, to_string(schedule)));
+    if (v == 1 && pp > 1 && schedule == Schedule::interleaved)
+      fail(Exit::usage, "--pipeline-schedule interleaved needs --interleave 2 or more");
+    // DualPipe overlaps the expert all-to-alls with the other direction's computation.
+    if (schedule == Schedule::dualpipe && !s.has("ep-overlap")) {
+      st.ep_overlap = 1;
+      j.assumptions.push_back("pipeline schedule dualpipe: ep-overlap 1 (DeepSeek-V3 report, section 3.2.1: all-to-all hidden "
+                              "behind the other direction's compute)");
+    }
+  }
   if (s.layout.recompute_layers) {
     if (s.layout.recompute && *s.layout.recompute != Recompute::full)
       fail(Exit::usage, fmt::format("--recompute-layers {} needs --recompute full (it is {})", *s.layout.recompute_layers,

@@ -461,3 +461,49 @@ TEST_CASE("pipeline sends carry a tensor-parallel rank's share of the activation
   l.interleave = 2;
   CHECK(step_time(sm, l).pp_comm.value() == Approx(2 * without.pp_comm.value()));
 }
+
+TEST_CASE("pipeline schedules set the bubble and DualPipe's memory", "[step][memory]") {
+  // pp 8, one micro-batch's compute and exposed traffic per slot: 1F1B (p - 1) = 7 slots;
+  // ZB-H1 7/3; DualPipe (8/2 - 1) x 2/3 = 2, with two parameter copies and pp + 1 = 9 micro-batches
+  // in flight on every stage.
+  Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(32, 4096, 32);
+  StepModel sm{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
+  sm.settings.train.seq_len = 2048;
+  Layout l;
+  l.pp = 8, l.dp = 1, l.global_batch = 32, l.zero = 0, l.recompute = Recompute::none;
+  const StepTime one = step_time(sm, l);
+  const double slot = (one.compute + one.tp_comm + one.pp_comm).value() / 32;
+  CHECK(one.bubble.value() == Approx(7 * slot));
+  sm.settings.train.schedule = Schedule::zero_bubble;
+  CHECK(step_time(sm, l).bubble.value() == Approx(7.0 / 3 * slot));
+  sm.settings.train.schedule = Schedule::dualpipe;
+  CHECK(step_time(sm, l).bubble.value() == Approx(2 * slot));
+  TrainSettings plain = sm.settings.train, dual = sm.settings.train;
+  plain.schedule = Schedule::one_f_one_b;
+  const MemoryParts pp_plain = memory_parts(m, sm.params, plain, l), pp_dual = memory_parts(m, sm.params, dual, l);
+  CHECK(pp_plain.stage[0].in_flight == 8);
+  CHECK(pp_dual.stage[0].in_flight == 9);
+  CHECK(pp_dual.stage[1].in_flight == 9);
+  CHECK(training_memory(m, sm.params, dual, l).weights.value() ==
+        Approx(2 * training_memory(m, sm.params, plain, l).weights.value()));
+  CHECK(parse_schedule("zero-bubble") == Schedule::zero_bubble);
+  CHECK(to_string(Schedule::dualpipe) == "dualpipe");
+  CHECK_THROWS_AS(parse_schedule("gpipe"), Error);
+}
+
+TEST_CASE("a fixed schedule constrains the search's virtual stages", "[search]") {
+  Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(32, 4096, 32);
+  StepModel sm{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
+  sm.settings.train.seq_len = 2048;
+  LayoutConstraints c;
+  c.pp = 4, c.tp = 2;
+  sm.settings.train.schedule = Schedule::interleaved;
+  for (const auto& cand : search_layouts(sm, 64, c, 1 << 20, 20).top) CHECK(cand.layout.interleave > 1);
+  sm.settings.train.schedule = Schedule::one_f_one_b;
+  for (const auto& cand : search_layouts(sm, 64, c, 1 << 20, 20).top) CHECK(cand.layout.interleave == 1);
+  c.pp.reset();
+  sm.settings.train.schedule = Schedule::dualpipe;
+  for (const auto& cand : search_layouts(sm, 64, c, 1 << 20, 50).top) CHECK((cand.layout.pp == 1 || cand.layout.pp % 2 == 0));
+}

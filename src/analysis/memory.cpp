@@ -18,6 +18,15 @@ int optimizer_bytes_per_param(Optimizer o) {
 
 namespace {
 constexpr const char* finetune_names[] = {"none", "full", "lora", "qlora"};
+constexpr const char* schedule_names[] = {"searched", "1f1b", "interleaved", "zero-bubble", "dualpipe"};
+}
+
+std::string to_string(Schedule s) { return schedule_names[static_cast<int>(s)]; }
+
+Schedule parse_schedule(const std::string& s) {
+  for (int i = 1; i < 5; ++i)
+    if (s == schedule_names[i]) return static_cast<Schedule>(i);
+  fail(Exit::usage, fmt::format("pipeline schedule '{}' is not known; expected 1f1b, interleaved, zero-bubble or dualpipe", s));
 }
 
 std::string to_string(Finetune f) { return finetune_names[static_cast<int>(f)]; }
@@ -132,6 +141,9 @@ MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainS
     // the last (interleaving adds to the first stage's, in training_memory).
     g.layers = last ? m.layers - (l.pp - 1) * per : std::min(per, m.layers);
     g.in_flight = last ? 1 : (mbs > 0 ? std::min(l.pp, mbs) : l.pp);
+    // DualPipe feeds micro-batches from both ends: every stage holds pp + 1 of them (DeepSeek-V3
+    // report, Table 2).
+    if (st.schedule == Schedule::dualpipe && l.pp > 1) g.in_flight = l.pp + 1.0;
     g.per_layer = per_layer;
     if (l.recompute == Recompute::full)  // one layer's working set while it is recomputed
       g.working = layer_activations(m, st, l, Recompute::none);
@@ -170,6 +182,8 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     // state (DeepSpeed: 4P + 16P/N for ZeRO-2, 18P/N for ZeRO-3).
     const double fp32_grad_partition = (gr < 4 && l.zero >= 1) ? 4 : 0;
     mb.weights = bytes(sharded(w, l.zero >= 3));
+    // DualPipe keeps two copies of the parameters, one for each direction (same table).
+    if (st.schedule == Schedule::dualpipe && l.pp > 1) mb.weights *= 2.0;
     if (adapters) mb.weights += bytes(base_weight_bytes(st) * (l.zero >= 3 ? g.sharded : g.params));
     mb.gradients = bytes(l.zero >= 3 ? sharded(gr < 4 ? fp32_grad_partition : gr, true)
                                      : (l.zero == 2 && gr >= 4 ? sharded(gr, true) : gr * trained_all));

@@ -148,6 +148,10 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
                     // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
                     // stage holds ceil(layers / pp) layers in v chunks.
                     if (v > 1 && (pp == 1 || m.layers < pp * v || micro_batches % pp)) return;
+                    // A fixed schedule: only interleaving has virtual stages, and it needs them.
+                    if (st.schedule != Schedule::searched && pp > 1 && (v > 1) != (st.schedule == Schedule::interleaved))
+                      return;
+                    if (st.schedule == Schedule::dualpipe && pp % 2) return;  // two directions, pp / 2 stage pairs
                     Layout l{tp, pp, dp, cp, ep, zero, recompute, mb, gb, v, sp, c.offload.value_or(offload_none),
                              c.recompute_layers.value_or(0)};
                     if (*offload_problem(l)) return;

@@ -272,7 +272,7 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   if (l.cp > 1) {
     double kv_bytes = 2 * 2 * b * s * kvw / t;
     double comm = 3 * (l.cp - 1) * p2p_s(d, e, kv_bytes, l.cp * l.tp > d.scale_up_domain);
-    cp_per_micro = per_stage * std::max(0.0, comm - 3 * attn_core);
+    cp_per_micro = per_stage * (comm - st.cp_overlap * std::min(comm, 3 * attn_core));
   }
   // --- expert parallelism: dispatch and combine all-to-alls, forward and backward.
   double ep_per_micro = 0;
@@ -359,8 +359,17 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const double per_micro = p.per_micro - skipped * p.recompute_micro;
   const double tp_per_micro = p.tp_per_micro - skipped * p.tp_recompute_micro;
   const double per_micro_all = per_micro + tp_per_micro + p.cp_per_micro + p.ep_per_micro + pp_per_micro;
-  // 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2021).
-  const double bubble = l.pp > 1 ? (l.pp - 1.0) / l.interleave * per_micro_all : 0;
+  // The bubble in micro-batch slots: 1F1B (p - 1) / v (Narayanan et al. 2021); zero bubble
+  // (ZB-H1) (p - 1)(F + B - 2W), a third of 1F1B's when the forward, the input gradients and the
+  // weight gradients take a third each (Qi et al. 2024, section 3); DualPipe (p/2 - 1)(F&B + B -
+  // 3W), two thirds of a slot per stage pair with F&B = F + B (DeepSeek-V3 report, Table 2).
+  double slots = 0;
+  if (l.pp > 1) switch (st.train.schedule) {
+      case Schedule::zero_bubble: slots = (l.pp - 1.0) / 3; break;
+      case Schedule::dualpipe: slots = std::max(0.0, l.pp / 2.0 - 1) * 2 / 3; break;
+      default: slots = (l.pp - 1.0) / l.interleave;
+    }
+  const double bubble = slots * per_micro_all;
 
   // --- data parallelism: gradient reduce-scatter/all-reduce over dp x cp ranks; ZeRO-3 also
   // gathers parameters forward and backward.

@@ -17,6 +17,9 @@ bad 2 "--epochs does not apply to infer: it is a setting of train" infer --model
 bad 2 "--mode does not apply to infer: it is a setting of memory" infer --model llama-3.1-8b --mode train
 bad 2 "--checkpoint-every does not apply to infer" infer --model llama-3.1-8b --checkpoint-every 1h
 bad 2 "--tokens does not apply to search" search --model llama-3.1-8b --gpus 8 --tokens 1T
+bad 2 "--pipeline-schedule dualpipe needs an even --pp (stage pairs); pp is 3" train --model llama-3.1-8b --gpus 24 --pp 3 --pipeline-schedule dualpipe
+bad 2 "--interleave 2 needs --pipeline-schedule interleaved (it is 1f1b)" train --model llama-3.1-8b --gpus 16 --pp 4 --interleave 2 --pipeline-schedule 1f1b
+bad 2 "--draft-tokens 4 needs --accept" infer --model llama-3.1-8b --draft-tokens 4
 bad 2 "unexpected argument 'extra' for memory" memory --model llama-3.1-8b extra
 # Contradictions.
 bad 2 "give --weeks or --days, not both" train --model llama-3.1-8b --weeks 2 --days 3

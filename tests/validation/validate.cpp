@@ -447,7 +447,7 @@ constexpr RunRow run_rows[] = {
      "Falcon series paper (arXiv 2311.16867): about 7M A100-40GB hours on up to 4,096 GPUs"},
     {"BLOOM 176B", "model=bloom-176b gpu=a100-80gb gpus=384 tokens=366B", 1082990,
      "Luccioni et al. 2022 (arXiv 2211.02001): 1,082,990 A100 hours on 384 GPUs"},
-    {"DeepSeek-V3 (DualPipe)", "model=deepseek-v3 gpu=h800 gpus=2048 tokens=14.8T precision=fp8 ep-overlap=1", 2.664e6,
+    {"DeepSeek-V3 (DualPipe)", "model=deepseek-v3 gpu=h800 gpus=2048 tokens=14.8T precision=fp8 pipeline-schedule=dualpipe", 2.664e6,
      "DeepSeek-V3 report (arXiv 2412.19437) Table 1: 2,664K H800 hours of pre-training on 2,048 GPUs"},
 };
 

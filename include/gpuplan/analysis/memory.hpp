@@ -18,6 +18,13 @@ enum class Finetune { none, full, lora, qlora };
 std::string to_string(Finetune f);            // none, full, lora, qlora
 Finetune parse_finetune(const std::string& s);  // throws Error(usage)
 
+// Pipeline schedules: searched (1F1B, interleaved where the layout has virtual stages), or one
+// fixed: 1F1B (Narayanan et al. 2021), interleaved 1F1B, zero bubble (ZB-H1, Qi et al. 2024) or
+// DualPipe (DeepSeek-V3 report, section 3.2.1).
+enum class Schedule { searched, one_f_one_b, interleaved, zero_bubble, dualpipe };
+std::string to_string(Schedule s);            // searched, 1f1b, interleaved, zero-bubble, dualpipe
+Schedule parse_schedule(const std::string& s);  // throws Error(usage)
+
 struct TrainSettings {
   int seq_len = 4096;
   int weight_bytes = 2;     // bf16/fp16 weights (fp8 training keeps bf16 weights, as Transformer Engine)
@@ -32,6 +39,7 @@ struct TrainSettings {
   Bytes host_memory = bytes(0);     // host memory per device for offload (its share of the node's); 0: none
   Finetune finetune = Finetune::none;
   int lora_rank = 16;               // LoRA and QLoRA adapters' rank
+  Schedule schedule = Schedule::searched;
 };
 
 // Whether the base weights are frozen and only low-rank adapters train (LoRA, QLoRA).

@@ -50,6 +50,9 @@ struct StepSettings {
   // Shares of tensor-parallel and expert all-to-all traffic hidden behind compute: 0 is
   // Megatron's default; NeMo's userbuffers (TP) and DeepSeek's DualPipe (EP) hide most of it.
   double tp_overlap = 0, ep_overlap = 0;
+  // Share of the ring attention's K/V passes hidden behind the attention core they feed (as
+  // Transformer Engine's context parallelism runs them: 1); 0 exposes them all.
+  double cp_overlap = 1;
   double framework_overhead = 0.03;  // kernel launches, synchronisation, data loading (share of compute)
   // The host's memory bandwidth per device (its share of the node's), for an offloaded
   // optimizer's update; 0: no host to offload to.
