@@ -19,6 +19,15 @@ TrainSettings korthikanti(int seq) {
   return s;
 }
 double bytes_of(Bytes b) { return b.value(); }
+// The GPT fixture on an A100 80GB at `seq` tokens, with its default efficiencies.
+StepModel a100_gpt(int layers, int hidden, int heads, int seq) {
+  static const Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(layers, hidden, heads);
+  StepModel sm{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
+  sm.settings.train.seq_len = seq;
+  sm.settings.eff = default_efficiency(sm.device);
+  return sm;
+}
 }  // namespace
 
 TEST_CASE("activations per layer match Korthikanti Table 2 exactly", "[memory]") {
@@ -265,11 +274,7 @@ TEST_CASE("flash attention's backward pass costs 2.5 forward passes of the atten
   // keys a call. Everything else is equal, so over one micro-batch without recomputation: eager -
   // flash = 3 x 2c - 3.5 x c (L + 238) / L per layer, c the causal core 4 b s^2 q / 2 at 80% of
   // the GEMM ceiling, plus the framework's 3%.
-  Catalog cat = Catalog::builtin();
-  const ModelArch m = gpt(4, 2048, 16);
-  StepModel flash{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
-  flash.settings.train.seq_len = 2048;
-  flash.settings.eff = default_efficiency(flash.device);
+  const StepModel flash = a100_gpt(4, 2048, 16, 2048);
   StepModel eager = flash;
   eager.settings.train.flash_attention = false;
   Layout l;
@@ -285,11 +290,7 @@ TEST_CASE("context parallelism merges each ring step's output in fp32", "[step]"
   // Against cp = 1 with the same tokens per rank (seq 2048): the flash calls see s / 2cp = 1,024
   // keys instead of 2,048 over twice the sequence, so the core costs 2 (1024 + 238) / 1024 /
   // ((2048 + 238) / 2048) of cp = 1's.
-  Catalog cat = Catalog::builtin();
-  const ModelArch m = gpt(4, 2048, 16);
-  StepModel one{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
-  one.settings.train.seq_len = 2048;
-  one.settings.eff = default_efficiency(one.device);
+  const StepModel one = a100_gpt(4, 2048, 16, 2048);
   StepModel two = one;
   two.settings.train.seq_len = 4096;
   Layout l;

@@ -58,6 +58,16 @@ const Scenario& no_flags() {
   return s;
 }
 
+// The step model of a catalog model on a catalog device at `seq` tokens and a precision, with
+// the device's default efficiencies.
+StepModel catalog_step_model(const Catalog& cat, const ModelArch& m, const char* device, int seq, DType precision) {
+  StepModel sm{m, count_params(m), resolve_device(cat, device), {}};
+  sm.settings.train.seq_len = seq;
+  set_precision(sm.settings, precision);
+  sm.settings.eff = default_efficiency(sm.device);
+  return sm;
+}
+
 std::vector<CorpusCase>& corpus() {
   static std::vector<CorpusCase> cases;
   return cases;
@@ -289,10 +299,7 @@ std::string throughput_section(const Catalog& cat, bool& ok) {
   Summary sum;
   for (const auto& r : throughput_rows) {
     ModelArch m = std::string(r.model).rfind("mpt-", 0) == 0 ? mpt(r.model) : model_from_record(cat.get("models", r.model));
-    StepModel sm{m, count_params(m), resolve_device(cat, r.gpu), {}};
-    sm.settings.train.seq_len = r.seq;
-    set_precision(sm.settings, parse_dtype(r.precision));
-    sm.settings.eff = default_efficiency(sm.device);
+    StepModel sm = catalog_step_model(cat, m, r.gpu, r.seq, parse_dtype(r.precision));
     // NeMo's H100 recipes overlap tensor-parallel communication with GEMMs (tp_comm_overlap,
     // userbuffers); Megatron's default, and llm-foundry's FSDP, do not.
     if (std::string(r.source).rfind("NeMo", 0) == 0) sm.settings.tp_overlap = 1;
@@ -628,10 +635,7 @@ std::string bridge_section(const Catalog& cat) {
   Summary sum;
   for (const auto& r : bridge_rows) {
     const ModelArch m = model_from_record(cat.get("models", r.model));
-    StepModel sm{m, count_params(m), resolve_device(cat, r.gpu), {}};
-    sm.settings.train.seq_len = r.seq;
-    set_precision(sm.settings, parse_dtype(r.precision));
-    sm.settings.eff = default_efficiency(sm.device);
+    StepModel sm = catalog_step_model(cat, m, r.gpu, r.seq, parse_dtype(r.precision));
     sm.settings.tp_overlap = 1;
     sm.settings.train.grad_bytes = 2;
     LayoutConstraints c;
@@ -698,10 +702,7 @@ std::string maxtext_section(const Catalog& cat) {
   Summary sum;
   for (const auto& r : maxtext_rows) {
     const ModelArch m = model_from_record(cat.get("models", r.model));
-    StepModel sm{m, count_params(m), resolve_device(cat, r.tpu), {}};
-    sm.settings.train.seq_len = r.seq;
-    set_precision(sm.settings, DType::bf16);
-    sm.settings.eff = default_efficiency(sm.device);
+    StepModel sm = catalog_step_model(cat, m, r.tpu, r.seq, DType::bf16);
     LayoutConstraints c;
     c.pp = 1;
     c.zero = 3;
