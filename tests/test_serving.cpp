@@ -140,10 +140,11 @@ TEST_CASE("the deployment search tries each degree that divides the devices and 
   InferSettings base;
   base.bpw = 8;  // fp8 weights: 70 GB, on one 80 GB device with little KV room
   base.context = 1300;
-  const auto model_at = [&](int tp, int pp) {
+  const auto model_at = [&](int tp, int pp, int ep) {
     InferSettings s = base;
     s.tp = tp;
     s.pp = pp;
+    s.ep = ep;
     return make_infer_model(m, count_params(m), d, d, s);
   };
   DeploymentQuestion q{1000, 300, 2.0, 0.2, ServingLoad{0, 0, 60, 8}, 1, 8, m.heads};
@@ -186,15 +187,15 @@ TEST_CASE("the chosen degree is the best deployment else the widest that fits", 
   // For a load, fewest devices; tp 2 and 4 tie at 8, and the smaller degree wins.
   const std::vector<Deployment> tried{tried_one(1, 0, false, "does not fit"), tried_one(2, 8, true, ""),
                                       tried_one(4, 8, true, ""), tried_one(8, 16, true, "")};
-  CHECK(chosen_degrees(tried, true, 1) == std::pair{2, 1});
+  CHECK(chosen_degrees(tried, true, 1) == (Degrees{2, 1, 1}));
   // For the devices given, most throughput: 100 / tp is highest at tp 2 among those that serve.
-  CHECK(chosen_degrees(tried, false, 1) == std::pair{2, 1});
+  CHECK(chosen_degrees(tried, false, 1) == (Degrees{2, 1, 1}));
   // None serves: the widest that fits comes closest; none fits: the fallback.
   const std::vector<Deployment> none{tried_one(1, 0, false, "does not fit"),
                                      tried_one(2, 0, false, "no batch meets the latency targets"),
                                      tried_one(4, 0, false, "no batch meets the latency targets")};
-  CHECK(chosen_degrees(none, true, 1) == std::pair{4, 1});
-  CHECK(chosen_degrees({tried_one(1, 0, false, "does not fit")}, true, 1) == std::pair{1, 1});
+  CHECK(chosen_degrees(none, true, 1) == (Degrees{4, 1, 1}));
+  CHECK(chosen_degrees({tried_one(1, 0, false, "does not fit")}, true, 1) == (Degrees{1, 1, 1}));
 }
 
 TEST_CASE("a deployment is sized from a rate, from users, or from the devices given", "[serving]") {
@@ -460,4 +461,63 @@ TEST_CASE("speculative decoding needs its acceptance rate", "[serving]") {
   CHECK_THROWS_AS(resolve_infer(t, resolve(t, cat())), Error);
   apply_setting(s, "accept", "0.7");
   CHECK(resolve_infer(s, j).spec_accept == 0.7);
+}
+
+TEST_CASE("expert parallelism with data-parallel attention shards the routed experts", "[serving]") {
+  // Mixtral 8x7B in FP8 on 8 H100s at ep 8: every device keeps the dense part (attention, norms,
+  // router, embeddings) whole and 1 of the 8 routed experts of each layer, and its own sequences'
+  // caches, so the replica holds 8 times one device's sequences.
+  const ModelArch m = model_from_record(cat().get("models", "mixtral-8x7b"));
+  const ParamCounts pc = count_params(m);
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.quant = "fp8", s.bpw = 8, s.compute = DType::fp8, s.context = 1300, s.ep = 8;
+  const InferModel im = make_infer_model(m, pc, h100, h100, s);
+  const double routed = 32.0 * 8 * pc.expert;
+  CHECK(routed_expert_params(m, pc) == Approx(routed));
+  CHECK(im.memory.weights.value() == Approx(pc.total - routed + routed / 8));
+  const double room = (im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve).value();
+  CHECK(kv_batch_limit(im) == 8 * static_cast<int>(room / kv_cache_bytes(m, 2, 1, 1300, 1).value()));
+  // One sequence, each part on its roofline: the dense part (streamed, or its GEMMs of one row on
+  // the curve, whichever is slower), its cache, the quarter of this device's expert that two of
+  // eight experts touch (1 - (1 - 2/8)^1) with its quarter-token of work, two all-to-alls of its 2
+  // copies of 4,096 16-bit values, 7/8 of them leaving over NVLink, and the per-layer overhead.
+  const double bw = h100.memory_bw.value() * im.decode.bandwidth, peak = h100.peak_for(DType::fp8).value();
+  const double half = gemm_half_of(h100);
+  const double dense = pc.total - pc.embedding - routed, dense_active = pc.active - pc.embedding - 32 * 2 * pc.expert;
+  const double t_dense = std::max(dense / bw, 2 * dense_active / (peak * gemm_curve(0.71, half, 1, 4096, 4096)));
+  const double t_experts =
+      std::max(32 * 0.25 * pc.expert / bw, 2 * (2.0 / 8) * 32 * pc.expert / (peak * gemm_curve(0.71, half, 1, 4096, 2 * 14336.0)));
+  const double a2a = 2 * 32 * (2 * 4096 * 2 * 7.0 / 8 / (h100.scale_up.bw_per_direction.value() * im.compute.link) +
+                              h100.scale_up.latency.value());
+  const double expected = t_dense + kv_cache_bytes(m, 2, 1, 1000, 1).value() / bw + t_experts + a2a +
+                          32 * im.decode.per_layer.value();
+  CHECK(decode_step_time(im, 1, 1000).value() == Approx(expected).epsilon(1e-6));
+  CHECK(degrees_text(s) == "ep 8");
+  CHECK(replica_devices(s) == 8);
+}
+
+TEST_CASE("the deployment search serves a large MoE model expert-parallel", "[serving]") {
+  // DeepSeek-V3 in FP8 on 16 H100s: a node cannot hold it; tp 8 x pp 2 can, and so can ep 16,
+  // which carries more (the chosen one is the better of the two).
+  const ModelArch m = model_from_record(cat().get("models", "deepseek-v3"));
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  ServingQuestion q;
+  q.model = m, q.params = count_params(m), q.device = h100, q.host = resolve_device(cat(), "cpu-server");
+  q.compute = default_efficiency(h100), q.decode = serving_decode_efficiency(h100);
+  q.settings.quant = "fp8", q.settings.bpw = 8, q.settings.compute = DType::fp8;
+  q.gpus = 16;
+  const ServingAnswer a = answer_serving(q);
+  const Deployment* pipelined = nullptr;
+  const Deployment* expert = nullptr;
+  for (const auto& d : a.tried) {
+    if (d.op && d.pp == 2) pipelined = &d;
+    if (d.op && d.ep == 16) expert = &d;
+  }
+  REQUIRE(pipelined);
+  REQUIRE(expert);
+  CHECK(a.settings.ep == (expert->throughput > pipelined->throughput ? 16 : 1));
+  // Expert parallelism serves with data-parallel attention: not beside --tp.
+  q.tp = 2, q.ep = 8;
+  CHECK_THROWS_AS(answer_serving(q), Error);
 }

@@ -111,6 +111,10 @@ Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context
   return per_layer * (tokens * batch);
 }
 
+double routed_expert_params(const ModelArch& m, const ParamCounts& pc) {
+  return m.moe() ? static_cast<double>(m.moe_layers()) * m.experts * pc.expert : 0.0;
+}
+
 double stage_share(const ModelArch& m, int pp) {
   return pp > 1 ? std::ceil(static_cast<double>(m.layers) / pp) / m.layers : 1.0;
 }
@@ -122,6 +126,11 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
   const double stage = stage_share(m, s.pp);
   const double stage_params = s.pp > 1 ? block_params(pc) * stage + std::max(pc.embedding, pc.output) : pc.total;
   r.weights = weight_bytes(stage_params, s) / static_cast<double>(s.tp);
+  // Expert parallelism: every device keeps the rest whole and its share of the routed experts.
+  if (s.ep > 1) {
+    const double routed = routed_expert_params(m, pc);
+    r.weights = weight_bytes(pc.total - routed + routed / s.ep, s);
+  }
   r.kv_per_token = kv_bytes_per_token(m, s.kv_elem_bytes, s.tp) * stage;
   r.kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, s.context, s.batch) * stage;
   if (serving_runtime(s.runtime)) {
@@ -184,7 +193,8 @@ int kv_batch_limit(const InferModel& im) {
   Bytes one = kv_cache_bytes(im.model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1) *
               stage_share(im.model, im.settings.pp);
   if (im.draft) one += kv_cache_bytes(im.draft->model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1);
-  return room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(room / one))) : 0;
+  // Data-parallel attention: each of the ep devices holds its own sequences' caches.
+  return room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(room / one) * im.settings.ep)) : 0;
 }
 
 Bytes decode_weight_bytes(const InferModel& im, int batch) {
@@ -238,9 +248,11 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const Flops work = flops(2 * (im.params.active - im.params.embedding) * n +
                            2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) *
                                static_cast<double>(m.q_width()) * prompts);
-  const double par = serving_runtime(s.runtime) ? s.tp : 1;  // layer splits run one device at a time
+  // Layer splits run one device at a time; tensor and expert parallelism share the work.
+  const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;
   const Seconds compute = work / (im.device.peak_for(s.compute) * (linear_efficiency(im, n) * par));
-  const Seconds read = stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par));
+  const Seconds read = s.ep > 1 ? stream_time(im, im.memory.weights)  // each device its own share
+                                : stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par));
   Seconds t = std::max(compute, read) + im.decode.per_layer * static_cast<double>(m.layers);
   // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
   // weights over the host link for each micro-batch of 512 tokens.
@@ -251,6 +263,50 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
 
 namespace {
 Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq);
+
+// One decode step of an expert-parallel replica with data-parallel attention: each device runs
+// attention and the dense part for its ceil(B / ep) sequences, then its experts / ep routed experts
+// for the B k / ep tokens routed to them (balanced routing), with a dispatch and a combine
+// all-to-all of each device's tokens around every MoE layer. Each part on its own roofline.
+Seconds ep_decode_step(const InferModel& im, int batch, double context) {
+  const ModelArch& m = im.model;
+  const ParamCounts& pc = im.params;
+  const InferSettings& s = im.settings;
+  const double ep = s.ep, k = m.active_experts, e = m.experts, layers = m.moe_layers();
+  const double own = std::ceil(batch / ep), routed_tokens = batch * k / ep;
+  const auto peak = im.device.peak_for(s.compute);
+  const bool fp8 = s.compute == DType::fp8 && im.device.peak[static_cast<int>(DType::fp8)] > 0;
+  const double gmax = fp8 ? im.compute.gemm_max_fp8 : im.compute.gemm_max;
+  // The dense part: every weight but the routed experts (and the input embedding), for own sequences.
+  const double routed = routed_expert_params(m, pc);
+  const double dense_params = pc.total - pc.embedding - routed;
+  const double dense_active = pc.active - pc.embedding - layers * k * pc.expert;
+  const Seconds t_dense =
+      std::max(stream_time(im, weight_bytes(dense_params, s)),
+               Seconds(flops(2 * dense_active * own) / (peak * gemm_curve(gmax, im.compute.gemm_half, own, m.hidden, m.hidden))));
+  const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, 1, static_cast<long>(std::ceil(context)), static_cast<int>(own));
+  const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * own);
+  const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / (peak * im.compute.gemm_max)));
+  // The experts: those of the device's share that the batch touches, each on its tokens.
+  const double touched = (e / ep) * (1 - std::pow(1 - k / e, batch));
+  const double per_expert = batch * k / e;
+  const Seconds t_experts =
+      std::max(stream_time(im, weight_bytes(layers * touched * pc.expert, s)),
+               Seconds(flops(2 * routed_tokens * layers * pc.expert) /
+                       (peak * gemm_curve(gmax, im.compute.gemm_half, std::max(1.0, per_expert), m.hidden,
+                                          (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn)))));
+  // Dispatch and combine: each device's own tokens' k copies in 16 bits, (ep - 1) / ep of them to
+  // other devices, over the scale-up link inside its domain, else the device's scale-out share.
+  const bool inside = s.ep <= im.device.scale_up_domain;
+  const Link& link = inside ? im.device.scale_up : im.device.scale_out;
+  const double per_device = inside ? link.bw_per_direction.value()
+                                   : link.bw_per_direction.value() * std::max(1, im.device.nics_per_node) /
+                                         std::max(1, im.device.devices_per_node);
+  const double bytes_out = own * k * m.hidden * 2 * (ep - 1) / ep;
+  const Seconds a2a = per_device > 0 ? seconds(2 * layers * (bytes_out / (per_device * im.compute.link) + link.latency.value()))
+                                     : seconds(0);
+  return t_dense + t_attention + t_experts + a2a + im.decode.per_layer * static_cast<double>(m.layers);
+}
 }  // namespace
 
 Seconds decode_step_time(const InferModel& im, int batch, double context) {
@@ -270,6 +326,7 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
                             : 0;
     return decode_step_time(one, micro, context) + seconds((s.pp - 1) * send);
   }
+  if (s.ep > 1) return ep_decode_step(im, batch, context);
   if (s.spec_tokens > 0) {
     // Speculation: k draft steps, then the target scores the k proposals and its own next token
     // for every sequence in one pass (weights and cache read once, k + 1 rows of compute each),
@@ -285,6 +342,11 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
     return (verify + draft * static_cast<double>(k)) / spec_tokens_per_step(k, s.spec_accept);
   }
   return decode_pass(im, batch, context, 1);
+}
+
+std::string degrees_text(const InferSettings& s) {
+  if (s.ep > 1) return fmt::format("ep {}", s.ep);
+  return s.pp > 1 ? fmt::format("tp {} pp {}", s.tp, s.pp) : fmt::format("tp {}", s.tp);
 }
 
 double spec_tokens_per_step(int k, double a) {

@@ -175,15 +175,15 @@ int choose_tp(const ModelArch& m, const ParamCounts& pc, const Device& d, const 
 }
 
 
-std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int, int)>& model_at,
+std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int, int, int)>& model_at,
                                         const std::function<void(const InferModel&, Deployment&)>& evaluate) {
   std::vector<Deployment> tried;
-  auto attempt = [&](int t, int p) {
-    const InferModel im = model_at(t, p);
+  auto attempt = [&](int t, int p, int x) {
+    const InferModel im = model_at(t, p, x);
     const int limit = kv_batch_limit(im);
     Deployment d;
-    d.tp = t, d.pp = p;
-    const int devices = t * p;
+    d.tp = t, d.pp = p, d.ep = x;
+    const int devices = t * p * x;
     if (!im.memory.fits() || limit < 1) {
       d.why = !im.memory.fits() ? "does not fit" : "no room for one sequence's KV";
     } else if (evaluate) {
@@ -202,14 +202,16 @@ std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::
   int t = q.first_tp;
   for (; t <= q.widest_tp && q.heads % t == 0; t *= 2) {
     if (q.load.gpus > 0 && q.load.gpus % t) continue;
-    if (!attempt(t, 1) && t == q.widest_tp) {
+    if (!attempt(t, 1, 1) && t == q.widest_tp) {
       // The widest degree does not hold the model: pipeline it across more of them.
       for (int p = 2; p <= q.max_pp; p *= 2) {
         if (q.load.gpus > 0 && q.load.gpus % (t * p)) continue;
-        if (attempt(t, p)) break;
+        if (attempt(t, p, 1)) break;
       }
     }
   }
+  for (int x = 2; q.experts > 0 && x <= q.max_ep && q.experts % x == 0; x *= 2)
+    if (q.load.gpus <= 0 || q.load.gpus % x == 0) attempt(1, 1, x);
   return tried;
 }
 
@@ -219,14 +221,14 @@ bool better_deployment(const Deployment& a, const Deployment& b, bool for_load) 
   return for_load ? a.devices < b.devices : a.throughput > b.throughput;
 }
 
-std::pair<int, int> chosen_degrees(const std::vector<Deployment>& tried, bool for_load, int fallback) {
+Degrees chosen_degrees(const std::vector<Deployment>& tried, bool for_load, int fallback) {
   const Deployment* best = nullptr;
   for (const auto& d : tried)
     if (d.op && (!best || better_deployment(d, *best, for_load))) best = &d;
-  if (best) return {best->tp, best->pp};
-  std::pair<int, int> chosen{fallback, 1};
+  if (best) return {best->tp, best->pp, best->ep};
+  Degrees chosen{fallback, 1, 1};
   for (const auto& d : tried)
-    if (d.why != "does not fit") chosen = {d.tp, d.pp};
+    if (d.why != "does not fit" && d.ep == 1) chosen = {d.tp, d.pp, 1};
   return chosen;
 }
 
@@ -237,9 +239,8 @@ double ServingLoad::rate_at(const Operating& op, double output) const {
 
 Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load) {
   const InferMemory& mem = im.memory;
-  const int tp = im.settings.tp * im.settings.pp;  // devices of a replica
-  const std::string on = im.settings.pp > 1 ? fmt::format("{} x {} at tp {} pp {}", tp, im.device.id, im.settings.tp, im.settings.pp)
-                                            : fmt::format("{} x {} at tp {}", tp, im.device.id, tp);
+  const int tp = replica_devices(im.settings);
+  const std::string on = fmt::format("{} x {} at {}", tp, im.device.id, degrees_text(im.settings));
   if (!mem.fits())
     fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {}: {} of {} per device", im.model.id, im.settings.quant, on,
                                       format_iec(mem.total().value()), format_iec(mem.capacity.value())));
@@ -284,7 +285,7 @@ Sized size_concurrent(const InferModel& im, double prompt, double output, long u
   const int n = static_cast<int>(std::min<long>(share, slots));
   Sized z;
   z.replicas = replicas;
-  z.gpus = replicas * tp * im.settings.pp;
+  z.gpus = replicas * replica_devices(im.settings);
   Operating& o = z.op;
   o.batch = n;
   o.prefill_s = prefill_time(im, static_cast<long>(prompt), 1).value();
@@ -348,10 +349,11 @@ int replicas_for(double rate, double capacity_rps, int tp) {
 namespace {
 
 // A replica's model at degree tp, with the question's decode and GEMM efficiencies.
-InferModel replica(const ServingQuestion& q, const InferSettings& settings, int tp, int pp) {
+InferModel replica(const ServingQuestion& q, const InferSettings& settings, int tp, int pp, int ep) {
   InferSettings at = settings;
   at.tp = tp;
   at.pp = pp;
+  at.ep = ep;
   InferModel x = make_infer_model(q.model, q.params, q.device, q.host, at);
   x.decode = q.decode;
   x.compute = q.compute;
@@ -405,7 +407,7 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   // serving benchmarks measure), on the replicas given, else the fewest that meet the targets.
   const bool concurrent = q.users > 0 && a.load.think_s == 0;
   auto concurrent_at = [&](const InferModel& im) {
-    const int t = im.settings.tp * im.settings.pp;  // devices of a replica
+    const int t = replica_devices(im.settings);
     if (q.gpus > 0) return size_concurrent(im, a.prompt, a.output, q.users, std::max(1, q.gpus / t));
     auto meets = [&](long r) { return meets_targets(size_concurrent(im, a.prompt, a.output, q.users, static_cast<int>(r)).op,
                                                     a.targets.ttft, a.targets.tpot); };
@@ -429,17 +431,24 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   // max_serving_stages nodes for a load).
   int& tp = is.tp;
   int& pp = is.pp;
+  int& ep = is.ep;
   pp = q.pp > 0 ? q.pp : 1;
-  if (q.tp > 0) {
-    tp = q.tp;
+  ep = q.ep > 0 ? q.ep : 1;
+  if (q.tp > 0 || q.ep > 1) {
+    tp = q.tp > 0 ? q.tp : 1;
   } else {
     tp = choose_tp(m, q.params, q.device, is, q.gpus > 0 ? q.gpus : (a.serving ? q.device.devices_per_node : 1));
     if (a.serving || q.gpus > 1) {
       const int widest = std::max(1, q.gpus > 0 ? std::min(q.gpus, q.device.devices_per_node) : q.device.devices_per_node);
       DeploymentQuestion dq{a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load, tp, widest, m.heads};
       dq.max_pp = q.pp > 0 ? 1 : q.gpus > 0 ? std::max(1, q.gpus / widest) : max_serving_stages;
+      // Expert parallelism for an MoE model on a serving runtime, unless a layout is given.
+      if (m.moe() && serving_runtime(is.runtime) && q.pp <= 0 && q.ep <= 0) {
+        dq.max_ep = q.gpus > 0 ? q.gpus : max_serving_ep;
+        dq.experts = m.experts;
+      }
       const int fixed_pp = pp;
-      const auto model_at = [&](int t, int p) { return replica(q, is, t, fixed_pp > 1 ? fixed_pp : p); };
+      const auto model_at = [&](int t, int p, int x) { return replica(q, is, t, fixed_pp > 1 ? fixed_pp : p, x); };
       if (concurrent) {
         a.tried = try_deployments(dq, model_at, [&](const InferModel& im, Deployment& d) {
           try {
@@ -452,21 +461,30 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
       } else {
         a.tried = try_deployments(dq, model_at);
       }
-      const auto [t, p] = chosen_degrees(a.tried, concurrent ? q.gpus <= 0 : a.serving, tp);
-      tp = t;
-      if (q.pp <= 0) pp = p;
+      const Degrees chosen = chosen_degrees(a.tried, concurrent ? q.gpus <= 0 : a.serving, tp);
+      tp = chosen.tp;
+      if (q.pp <= 0) pp = chosen.pp;
+      ep = chosen.ep;
     }
+  }
+  if (ep > 1) {
+    if (!m.moe() || m.experts % ep)
+      fail(Exit::usage, fmt::format("ep {} needs an MoE model whose {} routed experts it divides", ep, m.experts));
+    if (tp > 1 || pp > 1 || !serving_runtime(is.runtime))
+      fail(Exit::usage, fmt::format("ep {}: expert parallelism serves with data-parallel attention on a serving runtime "
+                                    "(vllm, sglang, tensorrt-llm), without --tp or --pp", ep));
   }
   if (m.heads % tp) fail(Exit::usage, fmt::format("tp {} does not divide the {} attention heads of {}", tp, m.heads, m.id));
   if (pp > m.layers) fail(Exit::usage, fmt::format("pp {} is more than the {} layers of {}", pp, m.layers, m.id));
   if (pp > 1 && !serving_runtime(is.runtime))
     fail(Exit::usage, fmt::format("pp {}: pipeline stages are a serving runtime's (vllm, sglang, tensorrt-llm); {} splits "
                                   "layers across --tp devices itself", pp, to_string(is.runtime)));
-  if (q.gpus > 0 && q.gpus % (tp * pp))
-    fail(Exit::usage, fmt::format("gpus {} is not a multiple of a replica's {} devices (tp {} x pp {})", q.gpus, tp * pp, tp, pp));
+  if (q.gpus > 0 && q.gpus % replica_devices(is))
+    fail(Exit::usage, fmt::format("gpus {} is not a multiple of a replica's {} devices ({})", q.gpus, replica_devices(is),
+                                  degrees_text(is)));
 
   // Whether it runs, one stream's speed and, for a load or devices given, the deployment sized.
-  a.model = replica(q, is, tp, pp);
+  a.model = replica(q, is, tp, pp, ep);
   const InferMemory& mem = a.model.memory;
   if (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() > q.host.memory.value())
     a.warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
@@ -478,13 +496,13 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   // Otherwise the memory is the answer, with no speed (the command exits 1).
   a.runs = mem.fits() || (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() <= q.host.memory.value());
   a.single = single_stream(a.model, a.prompt, a.output);
-  a.gpus = q.gpus > 0 ? q.gpus : tp * pp;
+  a.gpus = q.gpus > 0 ? q.gpus : replica_devices(is);
   if (!a.serving && q.gpus <= 0) return a;
   a.sized = concurrent ? concurrent_at(a.model)
                        : size_deployment(a.model, a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load);
   if (a.serving && q.gpus > 0 && a.sized->gpus > q.gpus)
     a.warnings.push_back(fmt::format("{} devices carry {:.1f} requests/s; {} are needed for {:.1f}", q.gpus,
-                                     (q.gpus / (tp * pp)) * a.sized->op.sustained_rps, a.sized->gpus, a.sized->rate));
+                                     (q.gpus / replica_devices(is)) * a.sized->op.sustained_rps, a.sized->gpus, a.sized->rate));
   a.gpus = a.sized->gpus;
   return a;
 }

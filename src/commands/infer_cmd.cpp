@@ -76,6 +76,7 @@ ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, cons
   q.gpus = s.gpus;
   q.tp = s.layout.tp.value_or(0);
   q.pp = s.layout.pp.value_or(0);
+  q.ep = s.layout.ep.value_or(0);
   if (!s.draft.empty()) q.draft = model_from_record(catalog.get("models", s.draft));
   q.scenario = s.serving_scenario;
   q.ttft_s = s.ttft_s;
@@ -134,6 +135,7 @@ Value infer_json(const InferRun& r) {
   v.set("runtime", to_string(r.settings.runtime));
   v.set("tp", r.settings.tp);
   v.set("pp", r.settings.pp);
+  v.set("ep", r.settings.ep);
   if (r.settings.spec_tokens > 0) {
     Value sp = Value::object();
     sp.set("draft", r.model.draft ? Value(r.model.draft->model.id) : Value("head"));
@@ -191,8 +193,8 @@ Table infer_table(const InferRun& r) {
   const InferMemory& mem = r.model.memory;
   const InferSettings& is = r.settings;
   Table t;
-  t.title = fmt::format("{} ({}) on {} x {} with {}, tp {}{}, context {}", r.job.model.id, is.quant, r.gpus, r.job.device.id,
-                        to_string(is.runtime), is.tp, is.pp > 1 ? fmt::format(" pp {}", is.pp) : "", is.context);
+  t.title = fmt::format("{} ({}) on {} x {} with {}, {}, context {}", r.job.model.id, is.quant, r.gpus, r.job.device.id,
+                        to_string(is.runtime), degrees_text(is), is.context);
   t.headers = {"result", "value"};
   t.right = {false, true};
   t.add_row({"weights per device", format_iec(mem.weights.value())});
@@ -220,7 +222,8 @@ Table infer_table(const InferRun& r) {
                  fmt::format("{}, {}, {} / {}, {}, {}", format_duration(op.ttft->p50), format_duration(op.ttft->p90),
                              format_duration(op.ttft->p99), format_duration(op.tpot->p50), format_duration(op.tpot->p90),
                              format_duration(op.tpot->p99))});
-    if (is.pp > 1) t.add_row({"replicas x tp x pp = devices", fmt::format("{} x {} x {} = {}", z.replicas, is.tp, is.pp, z.gpus)});
+    if (is.ep > 1) t.add_row({"replicas x ep = devices", fmt::format("{} x {} = {}", z.replicas, is.ep, z.gpus)});
+    else if (is.pp > 1) t.add_row({"replicas x tp x pp = devices", fmt::format("{} x {} x {} = {}", z.replicas, is.tp, is.pp, z.gpus)});
     else t.add_row({"replicas x tp = devices", fmt::format("{} x {} = {}", z.replicas, is.tp, z.gpus)});
     t.add_row({"requests/s (utilisation)", fmt::format("{} ({:.0f}%)", format_sig(z.load_rps), 100 * z.utilisation)});
     t.add_row({"output throughput", format_si(z.throughput, "tokens/s")});
@@ -240,24 +243,25 @@ void add_alternatives(Document& doc, const InferRun& r, int top) {
                    [&](const Deployment& a, const Deployment& b) { return better_deployment(a, b, r.serving); });
   Table alt;
   alt.title = "deployments tried (--top)";
-  alt.headers = {"tp", "pp", "devices", "batch", "output tokens/s", "TTFT / TPOT", "verdict"};
-  alt.right = {true, true, true, true, true, true, false};
+  alt.headers = {"tp", "pp", "ep", "devices", "batch", "output tokens/s", "TTFT / TPOT", "verdict"};
+  alt.right = {true, true, true, true, true, true, true, false};
   Value list = Value::array();
   const Deployment* first = tried.front().op ? &tried.front() : nullptr;
   for (std::size_t i = 0; i < tried.size() && i < static_cast<std::size_t>(top); ++i) {
     const Deployment& a = tried[i];
     std::string verdict = a.why;
     if (a.op)
-      verdict = a.tp == r.settings.tp && a.pp == r.settings.pp ? "chosen"
+      verdict = a.tp == r.settings.tp && a.pp == r.settings.pp && a.ep == r.settings.ep ? "chosen"
                 : r.serving           ? (a.devices == first->devices ? std::string("as many devices; ties go to the smaller degree")
                                                                      : fmt::format("needs {} more devices", a.devices - first->devices))
                                       : fmt::format("{:.0f}% less throughput", 100 * (1 - a.throughput / first->throughput));
-    alt.add_row({std::to_string(a.tp), std::to_string(a.pp), a.op ? std::to_string(a.devices) : "-", a.op ? std::to_string(a.op->batch) : "-",
+    alt.add_row({std::to_string(a.tp), std::to_string(a.pp), std::to_string(a.ep), a.op ? std::to_string(a.devices) : "-", a.op ? std::to_string(a.op->batch) : "-",
                  a.op ? format_si(a.throughput, "tokens/s") : "-",
                  a.op ? format_duration(a.op->ttft_s) + " / " + format_duration(a.op->tpot_s) : "-", verdict});
     Value row = Value::object();
     row.set("tp", a.tp);
     row.set("pp", a.pp);
+    row.set("ep", a.ep);
     row.set("devices", a.op ? Value(a.devices) : Value());
     row.set("batch", a.op ? Value(a.op->batch) : Value());
     row.set("throughput_tokens_per_s", a.op ? Value(a.throughput) : Value());

@@ -70,10 +70,11 @@ static void deployment_search_llama2_70b(benchmark::State& state) {
   DeploymentQuestion q{1000, 300, 2.0, 0.2, ServingLoad{0, 0, 60, 8}, 1, 8, j.model.heads};
   long evaluated = 0;
   for (auto _ : state) {
-    const auto tried = try_deployments(q, [&](int tp, int pp) {
+    const auto tried = try_deployments(q, [&](int tp, int pp, int ep) {
       InferSettings t = is;
       t.tp = tp;
       t.pp = pp;
+      t.ep = ep;
       return make_infer_model(j.model, j.params, j.device, j.device, t);
     });
     for (const auto& d : tried) evaluated += d.evaluated;

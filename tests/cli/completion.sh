@@ -11,7 +11,7 @@ complete_words() {  # complete_words WORD...: the completions of the last word
 }
 [ "$(complete_words tr)" = train ] || fail "subcommand 'tr' did not complete to train"
 complete_words infer --tt | grep -qx -- --ttft || fail "infer --tt did not complete to --ttft"
-complete_words infer --ep | grep -q . && fail "infer completes --epochs, a train setting"
+complete_words infer --epo | grep -q . && fail "infer completes --epochs, a train setting"
 complete_words train --recompute s | grep -qx selective || fail "--recompute choices"
 complete_words train --gpu h100 | grep -qx h100-sxm || fail "--gpu ids from the catalog"
 complete_words catalog l | grep -qx list || fail "catalog subcommands"

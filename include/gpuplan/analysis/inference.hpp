@@ -37,6 +37,10 @@ struct InferSettings {
   // Pipeline stages of a serving runtime's replica (vLLM's pipeline_parallel_size): each holds
   // ceil(layers / pp) layers on its tp devices, across nodes where one node's cannot hold them.
   int pp = 1;
+  // Expert parallelism with data-parallel attention (an MoE model on a serving runtime, as SGLang
+  // and vLLM deploy DeepSeek-V3): each of ep devices runs attention and the dense layers for its
+  // own sequences and holds experts / ep of every MoE layer's routed experts; 1: none.
+  int ep = 1;
   long context = 4096;  // tokens one sequence's cache holds
   int batch = 1;        // sequences resident at once
   Runtime runtime = Runtime::vllm;
@@ -46,6 +50,11 @@ struct InferSettings {
   int spec_tokens = 0;
   double spec_accept = 0;
 };
+
+// Devices of one replica: tp x pp x ep.
+inline int replica_devices(const InferSettings& s) { return s.tp * s.pp * s.ep; }
+// The replica's degrees as printed: "tp 8", "tp 8 pp 2", "ep 16".
+std::string degrees_text(const InferSettings& s);
 
 // Tokens a speculative step yields per sequence: the accepted run of k proposals, each accepted
 // with probability a, plus the target's own token, (1 - a^(k+1)) / (1 - a) (Leviathan et al.
@@ -72,6 +81,8 @@ struct InferMemory {
   Bytes total() const { return weights + kv + workspace + reserve; }
   bool fits() const { return total() <= capacity; }
 };
+// Routed-expert parameters of the whole model (every MoE layer's routed experts).
+double routed_expert_params(const ModelArch& m, const ParamCounts& pc);
 // The share of a model's layers on its most loaded pipeline stage: ceil(layers / pp) / layers.
 double stage_share(const ModelArch& m, int pp);
 InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& s);

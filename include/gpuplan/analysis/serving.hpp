@@ -84,6 +84,7 @@ struct ServingLoad {
 struct Deployment {
   int tp = 1;
   int pp = 1;                   // pipeline stages (across nodes, where a node cannot hold the model)
+  int ep = 1;                   // expert parallelism with data-parallel attention (MoE models)
   std::optional<Operating> op;  // absent when it cannot serve (why says so)
   int devices = 0;              // what it needs for the load, or the devices given
   double throughput = 0;        // output tokens/s of the deployment
@@ -97,21 +98,28 @@ struct DeploymentQuestion {
   int widest_tp = 1;   // the largest tried: a node, or the devices given
   int heads = 1;       // a degree must divide the attention heads
   int max_pp = 1;      // the most pipeline stages tried (1: none)
+  int max_ep = 1;      // the widest expert parallelism tried (1: none)
+  int experts = 0;     // routed experts an expert-parallel degree must divide (0: not MoE)
 };
 // Every power-of-two degree from first_tp to widest_tp that divides the heads and the devices,
 // each with its best batch; at widest_tp, where the model does not fit, pipelines of 2, 4, ...
-// max_pp stages of it (vLLM's pipeline parallelism across nodes). model_at(tp, pp) builds the
-// replica's model. In the order tried.
+// max_pp stages of it (vLLM's pipeline parallelism across nodes); for an MoE model, expert
+// parallelism over 2, 4, ... max_ep devices with data-parallel attention. model_at(tp, pp, ep)
+// builds the replica's model. In the order tried.
 // `evaluate`, when given, sizes each replica that fits instead of its best batch (a fixed
 // concurrency, say).
-std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int, int)>& model_at,
+std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::function<InferModel(int, int, int)>& model_at,
                                         const std::function<void(const InferModel&, Deployment&)>& evaluate = {});
 // Whether a is the better deployment: fewer devices for a load, else more throughput; one
 // that cannot serve is never better. The order --top lists them in.
 bool better_deployment(const Deployment& a, const Deployment& b, bool for_load);
-// The degrees to deploy (tp, pp): the best tried (the smaller on a tie); when none serves, the
-// widest that fits, which comes closest to the targets; (fallback, 1) when none even fits.
-std::pair<int, int> chosen_degrees(const std::vector<Deployment>& tried, bool for_load, int fallback);
+// The degrees to deploy: the best tried (the first on a tie); when none serves, the widest that
+// fits, which comes closest to the targets; tp `fallback` alone when none even fits.
+struct Degrees {
+  int tp = 1, pp = 1, ep = 1;
+  bool operator==(const Degrees&) const = default;
+};
+Degrees chosen_degrees(const std::vector<Deployment>& tried, bool for_load, int fallback);
 
 // A deployment of replicas of `tp` devices, each at its best batch, sized for a load.
 struct Sized {
@@ -161,6 +169,9 @@ constexpr long default_prompt = 1000, default_output = 300;
 constexpr double default_think = 60;
 // The most pipeline stages a deployment for a load is given when a node cannot hold the model.
 constexpr int max_serving_stages = 16;
+// The widest expert parallelism a deployment for a load is given (SGLang's large-scale EP served
+// DeepSeek-V3 on 72 decode GPUs; LMSYS blog, 2025-05).
+constexpr int max_serving_ep = 64;
 
 // The serving question, resolved from the catalog and the flags: the model, the device and
 // the host its offloaded layers use, the runtime's settings (tp set by `tp` or chosen), the
@@ -180,6 +191,7 @@ struct ServingQuestion {
   int gpus = 0;              // devices given; 0: one replica, or as many as the load needs
   int tp = 0;                // fixed tensor-parallel degree; 0: chosen
   int pp = 0;                // fixed pipeline stages; 0: chosen (1 unless the widest degree cannot hold the model)
+  int ep = 0;                // fixed expert parallelism (data-parallel attention); 0: chosen for MoE models
   std::optional<ModelArch> draft;  // speculative decoding's draft model (settings.spec_tokens > 0); absent: a head
   std::string scenario;      // offline, server or interactive; empty: as the targets say
   double ttft_s = 0, tpot_s = 0;
