@@ -467,10 +467,8 @@ TEST_CASE("pipeline schedules set the bubble and DualPipe's memory", "[step][mem
   // pp 8, one micro-batch's compute and exposed traffic per slot: 1F1B (p - 1) = 7 slots;
   // ZB-H1 7/3; DualPipe (8/2 - 1) x 2/3 = 2, with two parameter copies and pp + 1 = 9 micro-batches
   // in flight on every stage.
-  Catalog cat = Catalog::builtin();
-  const ModelArch m = gpt(32, 4096, 32);
-  StepModel sm{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
-  sm.settings.train.seq_len = 2048;
+  StepModel sm = a100_gpt(32, 4096, 32, 2048);
+  const ModelArch& m = sm.model;
   Layout l;
   l.pp = 8, l.dp = 1, l.global_batch = 32, l.zero = 0, l.recompute = Recompute::none;
   const StepTime one = step_time(sm, l);
@@ -494,10 +492,7 @@ TEST_CASE("pipeline schedules set the bubble and DualPipe's memory", "[step][mem
 }
 
 TEST_CASE("a fixed schedule constrains the search's virtual stages", "[search]") {
-  Catalog cat = Catalog::builtin();
-  const ModelArch m = gpt(32, 4096, 32);
-  StepModel sm{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
-  sm.settings.train.seq_len = 2048;
+  StepModel sm = a100_gpt(32, 4096, 32, 2048);
   LayoutConstraints c;
   c.pp = 4, c.tp = 2;
   sm.settings.train.schedule = Schedule::interleaved;
