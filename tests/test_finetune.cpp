@@ -3,6 +3,7 @@
 // step.cpp (Hu et al. 2021; Dettmers et al. 2023).
 #include <catch2/catch.hpp>
 
+#include "catalog_fixture.hpp"
 #include "gpt_fixture.hpp"
 
 #include "gpuplan/analysis/train.hpp"
@@ -66,14 +67,8 @@ TEST_CASE("adapter fine-tuning counts 4N FLOPs and reduces only the adapters' gr
 }
 
 TEST_CASE("a fine-tuning deadline names what set the device count", "[finetune][train]") {
-  Catalog c = Catalog::builtin();
-  Scenario s;
-  apply_setting(s, "model", "llama-3.1-70b");
-  apply_setting(s, "gpu", "h100-sxm");
-  apply_setting(s, "finetune", "full");
-  Job j = resolve(s, c);
   TrainQuestion q;
-  q.model = StepModel{j.model, j.params, j.device, j.step};
+  q.model = step_model_of(job_of({{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"finetune", "full"}}));
   q.unit = 8;
   q.batch_tokens = finetune_batch_tokens;
   q.tokens = 100e6;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "catalog_fixture.hpp"
 #include "gpt_fixture.hpp"
 
 #include "gpuplan/analysis/memory.hpp"
@@ -131,13 +132,7 @@ TEST_CASE("pipeline stages hold their layers and in-flight micro-batches", "[mem
 }
 
 TEST_CASE("fewest GPUs for a 405B dense model on 80 GB devices", "[memory][search]") {
-  Catalog c = Catalog::builtin();
-  Scenario s;
-  apply_setting(s, "model", "llama-3.1-405b");
-  apply_setting(s, "gpu", "h100-sxm");
-  apply_setting(s, "seq-len", "4096");
-  Job j = resolve(s, c);
-  StepModel sm{j.model, j.params, j.device, j.step};
+  const StepModel sm = step_model_of(job_of({{"model", "llama-3.1-405b"}, {"gpu", "h100-sxm"}, {"seq-len", "4096"}}));
   SECTION("ZeRO-3 wins when the layout is free") {
     LayoutConstraints on_devices;
     on_devices.offload = offload_none;
@@ -153,7 +148,7 @@ TEST_CASE("fewest GPUs for a 405B dense model on 80 GB devices", "[memory][searc
     // Each H100 gets a share of the default host (cpu-server, 768 GB over 8 devices = 96 GB);
     // the fp32 master weights, moments and gradient partition, 16 bytes a parameter, fill it:
     // 16 x 405.85B / 96 GB = 67.6, so at least 68 devices.
-    MinGpus mg = min_gpus_for_memory(sm, s.layout, 1 << 16);
+    MinGpus mg = min_gpus_for_memory(sm, LayoutConstraints{}, 1 << 16);  // nothing fixed
     REQUIRE(mg.gpus > 0);
     CHECK(mg.best.layout.offload == offload_optimizer);
     CHECK(mg.gpus >= 68);
@@ -175,12 +170,7 @@ TEST_CASE("fewest GPUs for a 405B dense model on 80 GB devices", "[memory][searc
 
 TEST_CASE("the search tries tensor parallelism beyond powers of two and every micro-batch dividing a rank's batch",
           "[search]") {
-  Catalog c = Catalog::builtin();
-  Scenario s;
-  apply_setting(s, "model", "gpt3-175b");
-  apply_setting(s, "gpu", "a100-80gb");
-  Job j = resolve(s, c);
-  StepModel sm{j.model, j.params, j.device, j.step};
+  const StepModel sm = step_model_of(job_of({{"model", "gpt3-175b"}, {"gpu", "a100-80gb"}}));
   LayoutConstraints k;
   k.pp = 8;
   k.cp = 1;
@@ -407,12 +397,7 @@ TEST_CASE("bad layouts and settings are usage errors", "[memory]") {
 
 namespace {
 // Mixtral 8x7B on H100 with every default: an MoE model for the communication terms.
-StepModel mixtral_on_h100() {
-  Scenario s;
-  apply_setting(s, "model", "mixtral-8x7b");
-  Job j = resolve(s, Catalog::builtin());
-  return StepModel{j.model, j.params, j.device, j.step};
-}
+StepModel mixtral_on_h100() { return step_model_of(job_of({{"model", "mixtral-8x7b"}})); }
 }  // namespace
 
 TEST_CASE("Overlap settings hide tensor-parallel and expert communication") {

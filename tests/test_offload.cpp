@@ -4,6 +4,7 @@
 // (Rajbhandari et al. 2021).
 #include <catch2/catch.hpp>
 
+#include "catalog_fixture.hpp"
 #include "gpt_fixture.hpp"
 
 #include "gpuplan/analysis/search.hpp"
@@ -143,12 +144,7 @@ TEST_CASE("a device with unified memory has no host to offload to", "[offload]")
 }
 
 TEST_CASE("the memory question answers a layout as given or the fewest devices", "[memory]") {
-  Catalog c = Catalog::builtin();
-  Scenario s;
-  apply_setting(s, "model", "llama-3.1-8b");
-  apply_setting(s, "gpu", "h100-sxm");
-  const Job j = resolve(s, c);
-  const StepModel sm{j.model, j.params, j.device, j.step};
+  const StepModel sm = step_model_of(job_of({{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}}));
   LayoutConstraints k;
   k.tp = 2;
   // --gpus 8 with tp 2 leaves dp 4; ZeRO-1 at the default: 8.03B x (2 + 4) / 2 on the device
