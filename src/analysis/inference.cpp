@@ -236,8 +236,7 @@ double linear_efficiency(const InferModel& im, double tokens) {
   const bool moe = m.moe();
   const double ffn = moe ? static_cast<double>(m.expert_ffn) : static_cast<double>(m.ffn);
   const double per_gemm = moe ? std::max(1.0, tokens * m.active_experts / m.experts) : tokens;
-  const bool fp8 = s.compute == DType::fp8 && im.device.peak[static_cast<int>(DType::fp8)] > 0;
-  return gemm_curve(fp8 ? im.compute.gemm_max_fp8 : im.compute.gemm_max, im.compute.gemm_half, per_gemm, m.hidden,
+  return gemm_curve(gemm_ceiling(im.compute, im.device, s.compute), im.compute.gemm_half, per_gemm, m.hidden,
                     (m.gated() ? 2 : 1) * ffn / par);
 }
 
@@ -275,8 +274,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const double ep = s.ep, k = m.active_experts, e = m.experts, layers = m.moe_layers();
   const double own = std::ceil(batch / ep), routed_tokens = batch * k / ep;
   const auto peak = im.device.peak_for(s.compute);
-  const bool fp8 = s.compute == DType::fp8 && im.device.peak[static_cast<int>(DType::fp8)] > 0;
-  const double gmax = fp8 ? im.compute.gemm_max_fp8 : im.compute.gemm_max;
+  const double gmax = gemm_ceiling(im.compute, im.device, s.compute);
   // The dense part: every weight but the routed experts (and the input embedding), for own sequences.
   const double routed = routed_expert_params(m, pc);
   const double dense_params = pc.total - pc.embedding - routed;

@@ -155,7 +155,7 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   // 16 bits (Transformer Engine keeps softmax and attention in BF16).
   const double peak16 = d.peak_for(DType::bf16).value();
   // (Two doubles, not a copy of Efficiency: this runs millions of times and must not allocate.)
-  const double gmax = st.compute_dtype == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0 ? e.gemm_max_fp8 : e.gemm_max;
+  const double gmax = gemm_ceiling(e, d, st.compute_dtype);
   auto geff = [&](double m_, double k_, double n_) { return gemm_curve(gmax, e.gemm_half, m_, k_, n_); };
 
   const double s = static_cast<double>(st.train.seq_len) / l.cp;  // tokens per sequence on this rank

@@ -39,6 +39,10 @@ inline double gemm_curve(double max, double half, double m, double k, double n) 
   const double tiles = m * n * (1.0 / (128 * 128));
   return max * k / (k + gemm_k_halves * half) * tiles / (tiles + gemm_tile_half);
 }
+// The GEMM ceiling of a compute precision: FP8's own where the device has FP8 tensor rates.
+inline double gemm_ceiling(const Efficiency& e, const Device& d, DType compute) {
+  return compute == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0 ? e.gemm_max_fp8 : e.gemm_max;
+}
 // Efficiency of an (m x k) by (k x n) GEMM on the curve.
 double gemm_eff(const Efficiency& e, double m, double k, double n);
 
