@@ -310,36 +310,30 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
 Seconds decode_step_time(const InferModel& im, int batch, double context) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
-  if (s.pp > 1) {
-    // Pipeline stages each run their layers for one of pp micro-batches while the others run the
-    // rest: a token of a micro-batch crosses every stage once, so the step is one tensor-parallel
-    // group's over all layers at the micro-batch, plus the sends between stages (16-bit hidden
-    // states over the scale-out link). The pipeline carries pp micro-batches at once.
-    InferModel one = im;
-    one.settings.pp = 1;
-    const int micro = std::max(1, (batch + s.pp - 1) / s.pp);
-    const Link& out = im.device.scale_out;
-    const double send = out.bw_per_direction.value() > 0
-                            ? micro * m.hidden * 2.0 / (out.bw_per_direction.value() * im.compute.link) + out.latency.value()
-                            : 0;
-    return decode_step_time(one, micro, context) + seconds((s.pp - 1) * send);
-  }
   if (s.ep > 1) return ep_decode_step(im, batch, context);
-  if (s.spec_tokens > 0) {
-    // Speculation: k draft steps, then the target scores the k proposals and its own next token
-    // for every sequence in one pass (weights and cache read once, k + 1 rows of compute each),
-    // yielding spec_tokens_per_step tokens. Without a draft model, the draft is a head of one of
-    // the target's layers (EAGLE's, or DeepSeek's MTP module): a layer's share of a step.
-    const int k = s.spec_tokens;
-    InferModel target = im;
-    target.settings.spec_tokens = 0;
-    target.draft.reset();
-    const Seconds verify = decode_pass(target, batch, context, k + 1);
-    const Seconds draft = im.draft ? decode_step_time(*im.draft, batch, context)
-                                   : decode_pass(target, batch, context, 1) / static_cast<double>(m.layers);
-    return (verify + draft * static_cast<double>(k)) / spec_tokens_per_step(k, s.spec_accept);
+  // Pipeline stages each run their layers for one of pp micro-batches while the others run the
+  // rest: a token of a micro-batch crosses every stage once, so the step is one tensor-parallel
+  // group's over all layers at the micro-batch, plus the sends between stages (16-bit hidden
+  // states over the scale-out link). The pipeline carries pp micro-batches at once.
+  int rows = batch;
+  Seconds sends = seconds(0);
+  if (s.pp > 1) {
+    rows = std::max(1, (batch + s.pp - 1) / s.pp);
+    const Link& out = im.device.scale_out;
+    if (out.bw_per_direction.value() > 0)
+      sends = seconds((s.pp - 1) * (rows * m.hidden * 2.0 / (out.bw_per_direction.value() * im.compute.link) +
+                                    out.latency.value()));
   }
-  return decode_pass(im, batch, context, 1);
+  if (s.spec_tokens <= 0) return decode_pass(im, rows, context, 1) + sends;
+  // Speculation: k draft steps, then the target scores the k proposals and its own next token for
+  // every sequence in one pass (weights and cache read once, k + 1 rows of compute each), yielding
+  // spec_tokens_per_step tokens. Without a draft model, the draft is a head of one of the target's
+  // layers (EAGLE's, or DeepSeek's MTP module): a layer's share of a step.
+  const int k = s.spec_tokens;
+  const Seconds verify = decode_pass(im, rows, context, k + 1);
+  const Seconds draft = im.draft ? decode_step_time(*im.draft, rows, context)
+                                 : decode_pass(im, rows, context, 1) / static_cast<double>(m.layers);
+  return (verify + draft * static_cast<double>(k)) / spec_tokens_per_step(k, s.spec_accept) + sends;
 }
 
 std::string degrees_text(const InferSettings& s) {
