@@ -237,22 +237,31 @@ double ServingLoad::rate_at(const Operating& op, double output) const {
   return rate;
 }
 
-Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load) {
+namespace {
+// The replica's devices as printed ("8 x h100-sxm at tp 8"), and the sequences its KV cache holds;
+// Error(no_answer) when the weights or one sequence's cache do not fit.
+std::pair<std::string, int> replica_slots(const InferModel& im) {
   const InferMemory& mem = im.memory;
-  const int tp = replica_devices(im.settings);
-  const std::string on = fmt::format("{} x {} at {}", tp, im.device.id, degrees_text(im.settings));
+  const std::string on = fmt::format("{} x {} at {}", replica_devices(im.settings), im.device.id, degrees_text(im.settings));
   if (!mem.fits())
     fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {}: {} of {} per device", im.model.id, im.settings.quant, on,
                                       format_iec(mem.total().value()), format_iec(mem.capacity.value())));
-  const int max_batch = kv_batch_limit(im);
-  if (max_batch < 1)
+  const int slots = kv_batch_limit(im);
+  if (slots < 1)
     fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {}", im.settings.context, on));
+  return {on, slots};
+}
+}  // namespace
+
+Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load) {
+  const int tp = replica_devices(im.settings);
+  const auto [on, max_batch] = replica_slots(im);
   const auto best = best_batch(im, max_batch, prompt, output, ttft, tpot);
   if (!best) {
     const Operating one = operate(im, 1, prompt, output, 1.0);
-    fail(Exit::no_answer, fmt::format("no batch meets the targets on {} x {}: one request alone has TTFT {} and TPOT {}; "
+    fail(Exit::no_answer, fmt::format("no batch meets the targets on {}: one request alone has TTFT {} and TPOT {}; "
                                       "try --quant fp8, a larger --tp or a faster device",
-                                      tp, im.device.id, format_duration(one.ttft_s), format_duration(one.step_s)));
+                                      on, format_duration(one.ttft_s), format_duration(one.step_s)));
   }
   Sized z;
   z.rate = load.rate_at(*best, output);
@@ -272,15 +281,7 @@ Sized size_deployment(const InferModel& im, double prompt, double output, double
 }
 
 Sized size_concurrent(const InferModel& im, double prompt, double output, long users, int replicas) {
-  const int tp = im.settings.tp;
-  if (!im.memory.fits())
-    fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {} x {} at tp {}: {} of {} per device", im.model.id,
-                                      im.settings.quant, tp, im.device.id, tp, format_iec(im.memory.total().value()),
-                                      format_iec(im.memory.capacity.value())));
-  const int slots = kv_batch_limit(im);
-  if (slots < 1)
-    fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {} x {}", im.settings.context, tp,
-                                      im.device.id));
+  const int slots = replica_slots(im).second;
   const long share = (users + replicas - 1) / replicas;  // the busiest replica's users
   const int n = static_cast<int>(std::min<long>(share, slots));
   Sized z;
