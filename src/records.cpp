@@ -53,6 +53,11 @@ Device resolve_device(const Catalog& c, const std::string& id) {
   d.source = r.text("source");
   if (d.peak_for(DType::bf16).value() <= 0)
     fail(Exit::data, fmt::format("accelerator '{}' has no FLOP rate in the catalog", id));
+  if (r.has("power_limit_w")) {
+    if (d.tdp.value() <= 0 || r.number("power_limit_w") > d.tdp.value())
+      fail(Exit::data, fmt::format("accelerator '{}': power_limit_w needs a tdp_w at least as large", id));
+    apply_power_cap(d, watts(r.number("power_limit_w")));
+  }
   return d;
 }
 

@@ -68,6 +68,12 @@ const char* offload_problem(const Layout& l) {
 
 bool Scenario::has(const std::string& name) const { return std::find(given.begin(), given.end(), name) != given.end(); }
 
+Device resolve_scenario_device(const Scenario& s, const Catalog& catalog) {
+  Device d = resolve_device(catalog, s.gpu);
+  if (s.power_cap) apply_power_cap(d, watts(*s.power_cap));
+  return d;
+}
+
 Job resolve(const Scenario& s, const Catalog& catalog) {
   Job j;
   if (!s.model.empty()) {
@@ -100,7 +106,13 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   if (s.layers || s.hidden || s.heads || s.kv_heads || s.ffn || s.vocab) m.id += "+overrides";
   validate(m);
   j.params = count_params(m);
-  j.device = resolve_device(catalog, s.gpu);
+  j.device = resolve_scenario_device(s, catalog);
+  if (j.device.power_limit.value() > 0)
+    j.assumptions.push_back(fmt::format(
+        "board power limit {:.0f} W of {:.0f} W TDP ({}): compute clock x{:.3f}, ((limit - idle)/(TDP - idle))^(1/3) over "
+        "an idle floor of {:.0f} W (an estimate: dynamic power as the cube of the clock); memory bandwidth unchanged",
+        j.device.power_limit.value(), j.device.tdp.value(), s.power_cap ? "power-cap" : "the catalog's default limit",
+        j.device.clock_scale, j.device.idle.value()));
 
   StepSettings& st = j.step;
   st = s.step;
@@ -365,6 +377,14 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
     f.warnings.push_back(fmt::format("no power figure for {} (no server record, no TDP in the catalog): power, energy and "
                                      "carbon not computed",
                                      d.id));
+  }
+  // A board power limit lowers what each device may draw; the rest of the node is unchanged.
+  if (d.power_limit.value() > 0 && f.node.max_power.value() > 0) {
+    f.node.max_power -= (d.tdp - d.power_limit) * static_cast<double>(f.node.devices);
+    f.node.device_limit = d.power_limit;
+    f.node.clock_scale = d.clock_scale;
+    f.assumptions.push_back(assume("board power limit", d.power_limit.value(), "W",
+                                   s.power_cap ? "set: power-cap" : "accelerators." + d.id + ": " + d.source));
   }
   f.node.idle = d.idle * static_cast<double>(f.node.devices);
   if (d.idle.value() > 0)

@@ -90,6 +90,10 @@ const std::array table{
          [](Scenario& s, V v) { s.gpu = v.text; }),
     integer("gpus", 1, 1e7, all_cmds, "none", "Number of devices",
             [](Scenario& s, V v) { s.gpus = v.integer(); }),
+    number("power-cap", Q::power, 1, "W", 1, 5000, true, cmd_train | cmd_search | cmd_infer | cmd_power,
+           "TDP (or the variant's default limit)",
+           "Board power limit per device, e.g. 500W: the clock it allows scales compute (estimate), nodes draw less",
+           [](Scenario& s, V v) { s.power_cap = v.number; }),
     // The layout and training precision.
     integer("tp", 1, 1024, model_cmds, "searched", "Tensor-parallel degree",
             [](Scenario& s, V v) { s.layout.tp = v.integer(); }),

@@ -1,5 +1,6 @@
 // Power, energy, carbon, cost, storage and fabric against published arithmetic.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "gpuplan/analysis/cost.hpp"
 #include "gpuplan/analysis/power.hpp"
@@ -204,7 +205,13 @@ TEST_CASE("A GB200 NVL72 scalable unit from the catalog: 8 racks and a NIC per G
   CHECK((f.node.devices == 72 && f.node.rack_scale && f.node.liquid_cooled));
   CHECK(f.nics_per_node == 72);
   FabricInput fi{8, f.nics_per_node, f.scale_out.switch_radix, 1, f.scale_out.bw_per_direction, f.scale_out.switch_power};
-  CHECK(fat_tree(fi).nics == 576);
+  const Fabric fab = fat_tree(fi);
+  CHECK(fab.nics == 576);
+  // The RA's compute fabric is NDR InfiniBand (its abstract: "NVIDIA NDR (400 Gbps)"), so 64-port
+  // switches. Its switch table was not reachable; by hand, full bisection: each leaf gives 32 ports
+  // down and 32 up, 576 / 32 = 18 leaves, and 18 x 32 / 64 = 9 spines in two tiers.
+  CHECK(f.scale_out.id == "ib-ndr");
+  CHECK((fab.tiers == 2 && fab.leaf == 18 && fab.spine == 9 && fab.core == 0));
   PowerInput pi;
   pi.nodes = 8;
   pi.node = f.node;
@@ -460,4 +467,59 @@ TEST_CASE("GB300 NVL72 racks from the catalog are rack-scale, liquid-cooled and 
   REQUIRE(cp.power);
   CHECK(cp.power->racks == 8);
   CHECK(cp.power->it_peak.value() >= 8 * 120e3);
+}
+
+TEST_CASE("A board power limit runs the clock at the cube root of its dynamic share") {
+  // f/f0 = ((cap - idle)/(TDP - idle))^(1/3). H100 SXM has no idle figure in the catalog: 500 W of
+  // 700 W gives (5/7)^(1/3) = 0.89390. B200 idles at 137 W: 700 W of 1,000 W gives (563/863)^(1/3).
+  CHECK(power_cap_clock_scale(watts(700), watts(0), watts(500)) == Approx(0.893904).epsilon(1e-5));
+  CHECK(power_cap_clock_scale(watts(1000), watts(137), watts(700)) == Approx(std::cbrt(563.0 / 863.0)).epsilon(1e-12));
+  CHECK(power_cap_clock_scale(watts(700), watts(0), watts(700)) == 1);
+  Catalog c = Catalog::builtin();
+  Device d = resolve_device(c, "h100-sxm");
+  apply_power_cap(d, watts(500));
+  CHECK(d.peak_for(DType::bf16).value() == Approx(989.4e12 * 0.893904).epsilon(1e-5));
+  CHECK(d.peak_for(DType::fp8).value() == Approx(1979e12 * 0.893904).epsilon(1e-5));
+  CHECK(d.memory_bw.value() == Approx(3.35e12));  // HBM keeps its own clock
+  CHECK(d.power_limit.value() == 500);
+  // A second limit replaces the first (a flag over the catalog's default), and TDP lifts it.
+  apply_power_cap(d, watts(600));
+  CHECK(d.clock_scale == Approx(std::cbrt(6.0 / 7.0)).epsilon(1e-12));
+  CHECK(d.peak_for(DType::bf16).value() == Approx(989.4e12 * std::cbrt(6.0 / 7.0)).epsilon(1e-9));
+  apply_power_cap(d, watts(700));
+  CHECK((d.clock_scale == Approx(1) && d.power_limit.value() == 0));
+  CHECK(d.peak_for(DType::bf16).value() == Approx(989.4e12).epsilon(1e-12));
+  // Limits that cannot hold: above TDP, at or below a tenth of TDP or the idle draw, no TDP at all.
+  CHECK_THROWS_AS(apply_power_cap(d, watts(701)), Error);
+  CHECK_THROWS_AS(apply_power_cap(d, watts(70)), Error);
+  Device b200 = resolve_device(c, "b200");
+  CHECK_THROWS_AS(apply_power_cap(b200, watts(137)), Error);
+  Device tpu = resolve_device(c, "tpu-v5p");
+  CHECK_THROWS_AS(apply_power_cap(tpu, watts(200)), Error);
+}
+
+TEST_CASE("The 96GB HBM2e H100 ships at a 500 W limit and its nodes draw less") {
+  // torchtitan docs/performance.md: Grand Teton H100 96GB HBM2e, 2.4 TB/s, "the default 500W
+  // power limit" of a 700 W TDP. Its node has no server record: 8 x 700 W x 1.82 (the DGX H100
+  // ratio) less 8 x 200 W = 8,600 W; a DGX H100 capped at 500 W: 10,200 - 1,600 = 8,600 W too.
+  Catalog c = Catalog::builtin();
+  Device d = resolve_device(c, "h100-sxm-96gb");
+  CHECK(d.power_limit.value() == 500);
+  CHECK(d.clock_scale == Approx(0.893904).epsilon(1e-5));
+  CHECK(d.memory_bw.value() == Approx(2.4e12));
+  Scenario s;
+  Facility f = resolve_facility(s, c, d);
+  CHECK(f.node.max_power.value() == Approx(8 * 700 * node_overhead_ratio - 8 * 200).epsilon(1e-9));
+  CHECK(f.node.device_limit.value() == 500);
+  s.gpu = "h100-sxm";
+  s.power_cap = 500;
+  const Device capped = resolve_scenario_device(s, c);
+  const Facility dgx = resolve_facility(s, c, capped);
+  CHECK(dgx.node.max_power.value() == Approx(10200 - 8 * 200).epsilon(1e-12));
+  // --power-cap at TDP lifts the variant's default limit.
+  s.gpu = "h100-96gb";
+  s.power_cap = 700;
+  const Device lifted = resolve_scenario_device(s, c);
+  CHECK((lifted.power_limit.value() == 0 && lifted.clock_scale == Approx(1)));
+  CHECK(resolve_facility(s, c, lifted).node.max_power.value() == Approx(8 * 700 * node_overhead_ratio).epsilon(1e-9));
 }

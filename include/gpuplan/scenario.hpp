@@ -28,6 +28,7 @@ struct Scenario {
   std::optional<int> layers, hidden, heads, kv_heads, ffn, vocab;  // architecture overrides
   std::string gpu = "h100-sxm";
   int gpus = 0;               // fixed device count (train, search)
+  std::optional<double> power_cap;  // W per device; unset: TDP or the catalog's default limit
   LayoutConstraints layout;
   int seq_len = 0;            // 0: the model's default (min(max_context, 4096)) for training
   std::string precision = "bf16";
@@ -108,6 +109,8 @@ struct Job {
   std::vector<std::string> calibration_notes;
 };
 
+// The accelerator of a question, under --power-cap when it is given.
+Device resolve_scenario_device(const Scenario& s, const Catalog& catalog);
 // Resolves ids through the catalog and builds the model and settings.
 Job resolve(const Scenario& s, const Catalog& catalog);
 // Loads --calibration (or the default file for the accelerator, when it exists), refuses one

@@ -1,5 +1,6 @@
 #include "gpuplan/analysis/device.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 
 #include "gpuplan/error.hpp"
@@ -31,6 +32,29 @@ FlopRate Device::peak_for(DType d) const {
   }
   if (d == DType::int8 || d == DType::int4) return peak_for(DType::bf16);
   return flops_per_s(peak[static_cast<int>(DType::fp32)]);
+}
+
+double power_cap_clock_scale(Watts tdp, Watts idle, Watts cap) {
+  if (cap >= tdp) return 1;
+  return std::cbrt((cap.value() - idle.value()) / (tdp.value() - idle.value()));
+}
+
+void apply_power_cap(Device& d, Watts cap) {
+  const double w = cap.value(), tdp = d.tdp.value();
+  if (tdp <= 0)
+    fail(Exit::usage, fmt::format("power cap {:.0f} W: {} has no TDP in the catalog, so a limit cannot be applied", w, d.id));
+  const double lo = std::max(0.1 * tdp, d.idle.value());
+  if (w <= lo)
+    fail(Exit::usage, fmt::format("power cap {:.0f} W is too low for {}: expected more than {:.0f} W ({}) and at most its "
+                                  "TDP of {:.0f} W",
+                                  w, d.id, lo, d.idle.value() >= 0.1 * tdp ? "its idle draw" : "a tenth of TDP", tdp));
+  if (w > tdp)
+    fail(Exit::usage, fmt::format("power cap {:.0f} W is above {}'s TDP of {:.0f} W; expected at most {:.0f} W", w, d.id,
+                                  tdp, tdp));
+  const double scale = power_cap_clock_scale(d.tdp, d.idle, cap) / d.clock_scale;
+  for (double& p : d.peak) p *= scale;
+  d.clock_scale *= scale;
+  d.power_limit = w < tdp ? cap : watts(0);
 }
 
 }  // namespace gpuplan

@@ -38,10 +38,14 @@ Fabric fat_tree(const FabricInput& in) {
     f.tiers = 1;
     f.leaf = 1;
   } else {
-    // Rail-optimised: each of a node's NICs is on its own rail, and each rail has its own
-    // leaves of `down` nodes, so a partial group still needs a leaf per rail.
+    // Rail-optimised: each of a node's NICs is on its own rail, and a group of up to `down`
+    // nodes has its own leaves, so a partial group still needs its rails' leaves. A leaf holds as
+    // many whole rails of a group as its down ports allow: one rail of 32 DGX nodes, four of the
+    // 72 rails of 8 NVL72 racks (18 leaves for a GB200 SU rather than one leaf per NIC).
     const double rails = std::max(1, in.nics_per_node);
-    const double leaves = rails * std::ceil(static_cast<double>(in.nodes) / down);
+    const double group = std::min(static_cast<double>(in.nodes), down);
+    const double rails_per_leaf = std::max(1.0, std::floor(down / group));
+    const double leaves = std::ceil(rails / rails_per_leaf) * std::ceil(static_cast<double>(in.nodes) / down);
     // Tiers: two while every spine reaches every leaf (k leaves), then each tier multiplies
     // the leaves it can reach by k/2 (its switches give half their ports down).
     f.tiers = 2;

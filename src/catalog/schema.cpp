@@ -41,6 +41,8 @@ constexpr std::array accelerator_fields{
     F{"int4_ops_per_s", T::number, Q::flop_rate, false, 1e9, 40 * peta, {}, "dense INT4 tensor"},
     F{"tdp_w", T::number, Q::power, false, 5, 5000, {}, "board power (TDP/TBP)"},
     F{"idle_w", T::number, Q::power, false, 1, 2000, {}, "measured board draw at idle (driver loaded, no work)"},
+    F{"power_limit_w", T::number, Q::power, false, 5, 5000, {},
+      "default board power limit below TDP, as the variant ships (--power-cap overrides it)"},
     F{"scale_up", T::text, Q::real, false, 0, 0, {}, "interconnect id of the scale-up link"},
     F{"scale_up_domain", T::integer, Q::count, false, 1, 100000, {}, "devices per scale-up domain"},
     F{"devices_per_node", T::integer, Q::count, false, 1, 1000, {}, "devices per server"},

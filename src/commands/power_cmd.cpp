@@ -12,7 +12,7 @@ namespace gpuplan {
 
 Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
   if (s.gpus <= 0) fail(Exit::usage, "power needs --gpus N (and --gpu ID, default h100-sxm)");
-  const Device d = resolve_device(catalog, s.gpu);
+  const Device d = resolve_scenario_device(s, catalog);
   const Facility f = resolve_facility(s, catalog, d);
   const long storage_units = s.storage_units > 0 ? s.storage_units : (f.storage ? 1 : 0);
   const ClusterPower c = cluster_of(f, s.bill, s.gpus, storage_units);

@@ -24,7 +24,7 @@ Value rack_of(B v, F f) {
 }
 
 // clang-format off
-const std::array<Field<BillView>, 12> power_table{{
+const std::array<Field<BillView>, 14> power_table{{
     {"nodes", [](B v) { return Value(v.cluster.nodes); }},
     {"it_kw", [](B v) { return power_of(v, [](const Power& p) { return p.it_peak.value() / 1e3; }); }},
     {"it_kw_avg", [](B v) { return power_of(v, [](const Power& p) { return p.it_avg.value() / 1e3; }); }},
@@ -37,6 +37,8 @@ const std::array<Field<BillView>, 12> power_table{{
     {"rack_kw", [](B v) { return rack_of(v, [](const Power& p) { return p.rack_draw.value() / 1e3; }); }},
     {"liquid_cooled", [](B v) { return power_of(v, [&](const Power&) { return v.facility.node.liquid_cooled; }); }},
     {"facility_mw_idle", [](B v) { return power_of(v, [](const Power& p) { return p.facility_idle.value() / 1e6; }); }},
+    {"power_cap_w", [](B v) { return v.facility.node.device_limit.value() > 0 ? Value(v.facility.node.device_limit.value()) : Value(); }},
+    {"clock_scale", [](B v) { return Value(v.facility.node.clock_scale); }},
 }};
 
 const std::array<Field<BillView>, 14> fabric_table{{
@@ -90,6 +92,9 @@ Table bill_table(const BillView& v) {
     const Power& p = *c.power;
     t.add_row({"site", f.site.id + fmt::format(" (PUE {}, {}/kWh, {} gCO2e/kWh)", format_sig(f.site.pue),
                                                 format_usd(f.site.electricity.value() * 3.6e6), format_sig(f.site.gco2_per_kwh))});
+    if (f.node.device_limit.value() > 0)
+      t.add_row({"board power limit", fmt::format("{} per device (compute clock x{:.2f}, an estimate)",
+                                                  format_si(f.node.device_limit.value(), "W"), f.node.clock_scale)});
     t.add_row({"IT power (nameplate / average)", format_si(p.it_peak.value(), "W") + " / " + format_si(p.it_avg.value(), "W")});
     t.add_row({"facility power (peak / average)", format_si(p.facility_peak.value(), "W") + " / " + format_si(p.facility_avg.value(), "W")});
     if (f.node.liquid_cooled)

@@ -62,6 +62,21 @@ expect_rc 0; expect_out '"facility_mw_idle": 0.0142'; expect_out '"energy_mwh_pe
 run power --gpu h100-sxm --gpus 64 --utilisation 0.5
 expect_rc 0; expect_err "no idle draw for h100-sxm in the catalog"
 
+# A board power limit: the node's nameplate falls by 8 x (700 - 500) W, the compute clock by
+# (500/700)^(1/3) = 0.894 (no idle figure for h100-sxm), and training slows by at most that.
+run power --gpus 64 --power-cap 500W --format json
+expect_rc 0; expect_out '"power_cap_w": 500'; expect_out '"clock_scale": 0.8939'; expect_out '"it_kw": 69.'
+run power --gpus 64 --power-cap 500W
+expect_rc 0; expect_out "board power limit"; expect_out "8 nodes of 8 at 8.60 kW"
+run power --gpu h100-96gb --gpus 8 --format json
+expect_rc 0; expect_out '"power_cap_w": 500'
+run power --gpu h100-96gb --gpus 8 --power-cap 700W --format json
+expect_rc 0; expect_out '"power_cap_w": null'; expect_out '"clock_scale": 1'
+full=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --get tokens_per_s)
+capped=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --power-cap 500 --get tokens_per_s)
+awk -v f="$full" -v c="$capped" 'BEGIN { exit !(c < f && c >= 0.8939 * f) }' ||
+  fail "a 500 W cap should slow training by at most the clock: $capped of $full tokens/s"
+
 bad() { # rc text args...
   local want_rc="$1" want="$2"; shift 2
   run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
@@ -82,5 +97,11 @@ bad 2 "--scale-out nvlink4 is a scale-up link; expected a scale-out fabric" powe
 bad 2 "unknown interconnect 'token-ring'" power --gpus 64 --scale-out token-ring
 bad 2 "--pue '0.5' must be from 1" power --gpus 64 --pue 0.5
 bad 2 "--capex: '\$-30000'" power --gpus 64 --capex '$-30000'
+bad 2 "power cap 900 W is above h100-sxm's TDP of 700 W" power --gpus 64 --power-cap 900W
+bad 2 "power cap 50 W is too low for h100-sxm: expected more than 70 W" train --params 7B --gpus 8 --power-cap 50
+bad 2 "power cap 120 W is too low for b200: expected more than 137 W (its idle draw)" power --gpu b200 --gpus 8 --power-cap 120W
+bad 2 "tpu-v5p has no TDP in the catalog" power --gpu tpu-v5p --gpus 8 --power-cap 200W
+bad 2 "--power-cap: 'hot' is not a number" power --gpus 8 --power-cap hot
+bad 2 "--power-cap does not apply to memory" memory --model llama-3.1-8b --gpus 8 --power-cap 500
 
 finish

@@ -27,6 +27,8 @@ struct Device {
   double peak[8] = {};  // FLOP/s by DType; 0 when the device has no such unit
   Watts tdp = watts(0);  // 0 when no source gives it
   Watts idle = watts(0);  // board draw at idle; 0 when no source gives it
+  Watts power_limit = watts(0);  // enforced board power limit below TDP; 0: none (runs at TDP)
+  double clock_scale = 1;        // the compute clock at that limit, as a share of the clock at TDP
   Link scale_up, scale_out, host;
   int scale_up_domain = 1, devices_per_node = 1, nics_per_node = 0;
   bool unified_memory = false;
@@ -39,5 +41,16 @@ struct Device {
   Bytes usable_memory() const { return memory * gpu_memory_share; }
 };
 
+// The compute clock a board power limit allows, as a share of the clock at TDP. An estimate, fitted
+// on no measurement: a busy board draws its idle floor plus dynamic power a C V^2 f (Weste and
+// Harris, CMOS VLSI Design, section 5.1), and across the DVFS range the voltage follows the clock,
+// so the dynamic part goes as f^3: f/f0 = ((cap - idle)/(TDP - idle))^(1/3), with idle 0 where the
+// catalog has no idle draw. Memory bandwidth is left as it is (HBM runs on its own clock).
+double power_cap_clock_scale(Watts tdp, Watts idle, Watts cap);
+// The device under a board power limit: every tensor and vector rate at the clock scale (undoing
+// an earlier limit first, so a flag overrides the catalog's default limit), power_limit set; a
+// limit at or above TDP lifts it. Throws Error(usage) naming the range where the limit cannot
+// hold (no TDP in the catalog, at or below the idle draw, below a tenth of TDP).
+void apply_power_cap(Device& d, Watts cap);
 
 }  // namespace gpuplan

@@ -25,6 +25,8 @@ struct NodeSpec {
   Watts max_power = watts(0);  // 0: no figure (no server record and no TDP)
   Watts idle = watts(0);       // the accelerators' idle draw (host idle not known: a lower bound); 0: unknown
   int rack_units = 0;          // height; 0: unknown (racks then limited by power only)
+  Watts device_limit = watts(0);  // each device's board power limit below TDP (nameplate lowered by it); 0: none
+  double clock_scale = 1;         // the compute clock at that limit, for the record
   int nodes_per_rack = 0;      // the vendor's cabinet, which is the rack (Cray EX: 128); 0: none
   bool rack_scale = false;     // the node is a whole rack (GB200 NVL72)
   bool liquid_cooled = false;
@@ -44,7 +46,8 @@ NodeSpec node_from_tdp(int devices, Watts tdp);
 constexpr double default_power_fraction = 0.76;
 
 // A fat tree of radix-k switches over the nodes' scale-out NIC ports, rail-optimised when a
-// node has several NICs (NIC i of every node in a group meets on leaf i). With
+// node has several NICs (NIC i of every node in a group meets on one leaf, which holds as many
+// such rails as its ports allow). With
 // oversubscription r, a leaf gives d = floor(k r/(1+r)) ports down and the rest up; higher
 // tiers split their ports half down, half up. The tiers follow the radix: one switch holds
 // k endpoints, two tiers d k, three tiers d k^2/2 (k^3/4 at r = 1, Al-Fares et al. 2008),
