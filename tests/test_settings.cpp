@@ -108,7 +108,10 @@ TEST_CASE("a framework sets its defaults where the flags have not", "[settings]"
   Scenario fsdp;
   apply_setting(fsdp, "framework", "fsdp");
   CHECK(fsdp.layout.zero == 3);
-  CHECK(fsdp.step.dp_overlap == 1);
+  CHECK(fsdp.step.dp_overlap == 0.5);  // prefetched, yet sharing the SMs with compute
+  Scenario maxtext;
+  apply_setting(maxtext, "framework", "maxtext");
+  CHECK((maxtext.layout.zero == 3 && maxtext.step.dp_overlap == 1));
   CHECK(fsdp.step.tp_overlap == 0);
   Scenario nemo;
   apply_setting(nemo, "tp-overlap", "0.5");  // given first: the framework keeps it
