@@ -1,5 +1,7 @@
 #include "gpuplan/records.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpuplan/error.hpp"
@@ -54,9 +56,12 @@ Device resolve_device(const Catalog& c, const std::string& id) {
   if (d.peak_for(DType::bf16).value() <= 0)
     fail(Exit::data, fmt::format("accelerator '{}' has no FLOP rate in the catalog", id));
   if (r.has("power_limit_w")) {
-    if (d.tdp.value() <= 0 || r.number("power_limit_w") > d.tdp.value())
-      fail(Exit::data, fmt::format("accelerator '{}': power_limit_w needs a tdp_w at least as large", id));
-    apply_power_cap(d, watts(r.number("power_limit_w")));
+    const double limit = r.number("power_limit_w"), tdp = d.tdp.value();
+    if (tdp <= 0 || limit > tdp || limit <= std::max(0.1 * tdp, d.idle.value()))
+      fail(Exit::data, fmt::format("accelerator '{}': power_limit_w {:.0f} W needs a tdp_w at least as large and must be "
+                                   "more than a tenth of it and than idle_w",
+                                   id, limit));
+    apply_power_cap(d, watts(limit));
   }
   return d;
 }
