@@ -109,8 +109,9 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   j.device = resolve_scenario_device(s, catalog);
   if (j.device.power_limit.value() > 0)
     j.assumptions.push_back(fmt::format(
-        "board power limit {:.0f} W of {:.0f} W TDP ({}): compute clock x{:.3f}, ((limit - idle)/(TDP - idle))^(1/3) over "
-        "an idle floor of {:.0f} W (an estimate: dynamic power as the cube of the clock); memory bandwidth unchanged",
+        "board power limit {:.0f} W of {:.0f} W TDP ({}): compute clock x{:.3f} over an idle floor of {:.0f} W (an "
+        "estimate: dynamic power C V^2 f with the voltage following the clock to a floor fitted on an RTX 3090 sweep); "
+        "memory bandwidth unchanged",
         j.device.power_limit.value(), j.device.tdp.value(), s.power_cap ? "power-cap" : "the catalog's default limit",
         j.device.clock_scale, j.device.idle.value()));
 

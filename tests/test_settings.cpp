@@ -109,6 +109,11 @@ TEST_CASE("a framework sets its defaults where the flags have not", "[settings]"
   apply_setting(fsdp, "framework", "fsdp");
   CHECK(fsdp.layout.zero == 3);
   CHECK(fsdp.step.dp_overlap == 0.5);  // prefetched, yet sharing the SMs with compute
+  CHECK((fsdp.step.train.flash_attention && fsdp.step.train.flash2));  // PyTorch SDPA's FA2
+  Scenario eager;
+  apply_setting(eager, "attention", "eager");  // given first: the framework keeps it
+  apply_setting(eager, "framework", "torchtitan");
+  CHECK_FALSE((eager.step.train.flash_attention || eager.step.train.flash2));
   Scenario maxtext;
   apply_setting(maxtext, "framework", "maxtext");
   CHECK((maxtext.layout.zero == 3 && maxtext.step.dp_overlap == 1));
@@ -126,5 +131,6 @@ TEST_CASE("a framework sets its defaults where the flags have not", "[settings]"
   Scenario megatron;
   apply_setting(megatron, "framework", "megatron");
   CHECK(megatron.step.dp_overlap == 0);
+  CHECK_FALSE(megatron.step.train.flash2);  // Transformer Engine's fused attention
   CHECK_THROWS_AS(apply_setting(megatron, "framework", "jax"), Error);
 }

@@ -36,7 +36,9 @@ FlopRate Device::peak_for(DType d) const {
 
 double power_cap_clock_scale(Watts tdp, Watts idle, Watts cap) {
   if (cap >= tdp) return 1;
-  return std::cbrt((cap.value() - idle.value()) / (tdp.value() - idle.value()));
+  const double c = (cap.value() - idle.value()) / (tdp.value() - idle.value());
+  constexpr double v = power_cap_voltage_floor;
+  return c >= v * v * v ? std::cbrt(c) : c / (v * v);
 }
 
 void apply_power_cap(Device& d, Watts cap) {

@@ -21,6 +21,9 @@ Efficiency default_efficiency(const Device& d) {
     e.gemm_max = 0.80;
     e.gemm_max_fp8 = 0.71;
     e.memory = 0.88;
+    // FlashAttention-2 on H100: "only 35% utilization of theoretical max FLOPs" (Shah et al. 2024,
+    // FlashAttention-3, arXiv 2407.08608, introduction), against FA3's 75% (its abstract).
+    e.flash2_ceiling = 0.35;
   } else if (family == "blackwell") {
     e.gemm_max = 0.80;
     e.gemm_max_fp8 = 0.71;
@@ -174,7 +177,7 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   const double full_seq = st.train.seq_len;
   double core_flops = 4 * b * s * full_seq * qw / t * causal;
   const double core_peak = st.compute_dtype == DType::fp8 ? peak16 : peak;
-  double core_eff = e.gemm_max * 0.8;
+  double core_eff = st.train.flash2 && e.flash2_ceiling > 0 ? e.flash2_ceiling : e.gemm_max * 0.8;
   // Flash attention's rate grows with the keys each kernel call sees, L / (L + 238): fitted on
   // FlashAttention-3's H100 forward sweep (head dim 128, batch x length 16k: 430 TFLOP/s at 512 up
   // to 621 at 16,384; pytorch/benchmark PR 2391). Under context parallelism each ring step's call

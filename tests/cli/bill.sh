@@ -62,10 +62,11 @@ expect_rc 0; expect_out '"facility_mw_idle": 0.0142'; expect_out '"energy_mwh_pe
 run power --gpu h100-sxm --gpus 64 --utilisation 0.5
 expect_rc 0; expect_err "no idle draw for h100-sxm in the catalog"
 
-# A board power limit: the node's nameplate falls by 8 x (700 - 500) W, the compute clock by
-# (500/700)^(1/3) = 0.894 (no idle figure for h100-sxm), and training slows by at most that.
+# A board power limit: the node's nameplate falls by 8 x (700 - 500) W, the compute clock to
+# (500/700) / 0.948^2 = 0.795 (below the voltage floor; no idle figure for h100-sxm), and
+# training slows by at most that.
 run power --gpus 64 --power-cap 500W --format json
-expect_rc 0; expect_out '"power_cap_w": 500'; expect_out '"clock_scale": 0.8939'; expect_out '"it_kw": 69.'
+expect_rc 0; expect_out '"power_cap_w": 500'; expect_out '"clock_scale": 0.7947'; expect_out '"it_kw": 69.'
 run power --gpus 64 --power-cap 500W
 expect_rc 0; expect_out "board power limit"; expect_out "8 nodes of 8 at 8.60 kW"
 run power --gpu h100-96gb --gpus 8 --format json
@@ -74,7 +75,7 @@ run power --gpu h100-96gb --gpus 8 --power-cap 700W --format json
 expect_rc 0; expect_out '"power_cap_w": null'; expect_out '"clock_scale": 1'
 full=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --get tokens_per_s)
 capped=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --power-cap 500 --get tokens_per_s)
-awk -v f="$full" -v c="$capped" 'BEGIN { exit !(c < f && c >= 0.8939 * f) }' ||
+awk -v f="$full" -v c="$capped" 'BEGIN { exit !(c < f && c >= 0.7947 * f) }' ||
   fail "a 500 W cap should slow training by at most the clock: $capped of $full tokens/s"
 
 bad() { # rc text args...

@@ -122,7 +122,7 @@ run search --model llama-2-7b --gpus 8 --attention eager --top 40 --format csv
 expect_rc 0; grep -q ",selective," "$TMP/out" || fail "eager attention: no selective layout among the top 40"
 run search --model llama-2-7b --gpus 8 --top 40 --format csv
 expect_rc 0; grep -q ",selective," "$TMP/out" && fail "flash attention: selective listed beside none"
-bad 2 "--attention 'fast' is not known; expected flash or eager" memory --model llama-2-7b --attention fast
+bad 2 "--attention 'fast' is not known; expected flash, flash2 or eager" memory --model llama-2-7b --attention fast
 # --get: one value of any command's answer; a key that matches nothing or none at all is exit 2.
 run train --model llama-3.1-8b --gpus 8 --get gpus
 expect_rc 0; [ "$out" = 8 ] || fail "--get gpus printed '$out'"

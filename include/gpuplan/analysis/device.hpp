@@ -41,11 +41,19 @@ struct Device {
   Bytes usable_memory() const { return memory * gpu_memory_share; }
 };
 
-// The compute clock a board power limit allows, as a share of the clock at TDP. An estimate, fitted
-// on no measurement: a busy board draws its idle floor plus dynamic power a C V^2 f (Weste and
-// Harris, CMOS VLSI Design, section 5.1), and across the DVFS range the voltage follows the clock,
-// so the dynamic part goes as f^3: f/f0 = ((cap - idle)/(TDP - idle))^(1/3), with idle 0 where the
-// catalog has no idle draw. Memory bandwidth is left as it is (HBM runs on its own clock).
+// The compute clock a board power limit allows, as a share of the clock at TDP. A busy board
+// draws its idle floor plus dynamic power a C V^2 f (Weste and Harris, CMOS VLSI Design, section
+// 5.1); the voltage follows the clock down to a floor, below which only the clock falls. With
+// c = (cap - idle)/(TDP - idle) (idle 0 where the catalog has none) and v the floor as a share of
+// the voltage at TDP: f/f0 = c^(1/3) while c >= v^3, else c / v^2. Memory bandwidth is left as it
+// is (HBM runs on its own clock).
+// v = 0.948 is fitted, once, on one public power-limit sweep of a compute-bound workload: llama.cpp
+// prefill on RTX 3090s at 300, 250 and 200 W of 350 W (llmgarage.ai, "Tokens-per-Second Test
+// Bench: Power Limit Sweep", 2026-02): 0.943, 0.853, 0.600 of the 350 W rate, modelled within
+// +0.8%, -6.8%, +5.9% (the cube law alone: +0.7%, +4.8%, +38%). It was chosen after seeing
+// torchtitan's 500 W H100 rows run slower than the cube law says, and not fitted on them. An
+// estimate: no datacenter-GPU sweep was reachable.
+constexpr double power_cap_voltage_floor = 0.948;
 double power_cap_clock_scale(Watts tdp, Watts idle, Watts cap);
 // The device under a board power limit: every tensor and vector rate at the clock scale (undoing
 // an earlier limit first, so a flag overrides the catalog's default limit), power_limit set; a

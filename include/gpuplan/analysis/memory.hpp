@@ -34,6 +34,9 @@ struct TrainSettings {
   int gemm_input_bytes = 2;
   Optimizer optimizer = Optimizer::adam;
   bool flash_attention = true;
+  // FlashAttention-2 kernels (PyTorch SDPA's flash backend) rather than FlashAttention-3 class
+  // ones (FA3, cuDNN/Transformer Engine fused attention): slower on Hopper (Efficiency::flash2_ceiling).
+  bool flash2 = false;
   Bytes reserve = bytes(1024.0 * 1024 * 1024);  // CUDA context, cuBLAS workspace, allocator slack
   Bytes bucket = bytes(2 * 25e6);  // two 25 MB gradient buckets in flight (PyTorch DDP bucket_cap_mb)
   Bytes host_memory = bytes(0);     // host memory per device for offload (its share of the node's); 0: none

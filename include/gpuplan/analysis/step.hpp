@@ -17,6 +17,9 @@ struct Efficiency {
   double gemm_max_fp8 = 0.68;  // large FP8 GEMMs (where the device has FP8)
   double memory = 0.85;     // streaming bandwidth
   double link = 0.8;        // achievable fraction of link bandwidth for NCCL-class collectives
+  // FlashAttention-2's ceiling as a share of the dense peak where it is slower than the default
+  // flash kernels (Hopper: 0.35); 0: the same ceiling as flash.
+  double flash2_ceiling = 0;
   std::string origin = "default curve";
 };
 Efficiency default_efficiency(const Device& d);
