@@ -487,8 +487,13 @@ constexpr RunRow run_rows[] = {
      "Llama 3.1 model card (30.84M H100 hours); 16,384 GPUs per the Llama 3 paper"},
     {"Falcon 180B", "model=falcon-180b gpu=a100-40gb gpus=4096 tokens=3.5T", 7.0e6,
      "Falcon series paper (arXiv 2311.16867): about 7M A100-40GB hours on up to 4,096 GPUs"},
-    {"BLOOM 176B", "model=bloom-176b gpu=a100-80gb gpus=384 tokens=366B", 1082990,
-     "Luccioni et al. 2022 (arXiv 2211.02001): 1,082,990 A100 hours on 384 GPUs"},
+    // BLOOM's run as published (BLOOM paper, arXiv 2211.05100, section 3.4; the BigScience tr11
+    // training README): TP 4, PP 12, DP 8, micro-batch 2, global batch 2048, ZeRO-1, every layer
+    // recomputed, Megatron-DeepSpeed of 2022 without flash attention or sequence parallelism.
+    {"BLOOM 176B",
+     "model=bloom-176b gpu=a100-80gb gpus=384 tokens=366B tp=4 pp=12 dp=8 micro-batch=2 global-batch=2048 zero=1 "
+     "recompute=full attention=eager sequence-parallel=false framework=megatron",
+     1082990, "Luccioni et al. 2022 (arXiv 2211.02001): 1,082,990 A100 hours on 384 GPUs; layout as published"},
     {"DeepSeek-V3 (DualPipe)", "model=deepseek-v3 gpu=h800 gpus=2048 tokens=14.8T precision=fp8 pipeline-schedule=dualpipe", 2.664e6,
      "DeepSeek-V3 report (arXiv 2412.19437) Table 1: 2,664K H800 hours of pre-training on 2,048 GPUs"},
 };
