@@ -51,6 +51,7 @@ struct Summary {
 struct CorpusCase {
   std::string source, model, device, kind;  // kind: "dense" or "moe"
   double error = 0;
+  int seq = 0;  // tokens per sequence (0: the model's default, under 32K)
 };
 // A scenario with no flags given (for resolve_host's default host).
 const Scenario& no_flags() {
@@ -72,8 +73,8 @@ std::vector<CorpusCase>& corpus() {
   static std::vector<CorpusCase> cases;
   return cases;
 }
-void add_to_corpus(std::string source, const ModelArch& m, const Device& d, double error) {
-  corpus().push_back({std::move(source), m.id, d.family, m.moe() ? "moe" : "dense", error});
+void add_to_corpus(std::string source, const ModelArch& m, const Device& d, double error, int seq) {
+  corpus().push_back({std::move(source), m.id, d.family, m.moe() ? "moe" : "dense", error, seq});
 }
 
 std::vector<std::string> csv_cells(const std::string& line) {
@@ -354,7 +355,7 @@ std::string throughput_section(const Catalog& cat, bool& ok) {
     const double predicted = best.tokens_per_s / r.gpus * per_token / peak;
     const double diff = predicted - measured;
     sum.errors.push_back(std::fabs(diff));
-    add_to_corpus(r.source, m, sm.device, predicted / measured - 1);
+    add_to_corpus(r.source, m, sm.device, predicted / measured - 1, r.seq);
     const Layout& l = best.layout;
     table += fmt::format("| {} | {} | {} | {} | {} | tp{} pp{} cp{} v{} zero{} {} mb{} gb{} | {:.1f}% | {:.1f}% | {:+.1f} pp |\n",
                          r.source, r.model, r.gpus, r.gpu, r.precision, l.tp, l.pp, l.cp, l.interleave, l.zero,
@@ -699,7 +700,7 @@ std::string bridge_section(const Catalog& cat) {
     }
     const double predicted = res.top.front().tokens_per_s / r.gpus;
     sum.errors.push_back(std::fabs(predicted / r.tokens_per_s_per_gpu - 1));
-    add_to_corpus("Megatron-Bridge 25.11", m, sm.device, predicted / r.tokens_per_s_per_gpu - 1);
+    add_to_corpus("Megatron-Bridge 25.11", m, sm.device, predicted / r.tokens_per_s_per_gpu - 1, r.seq);
     table += fmt::format("| {} | {} | {} | {} | {} {} | {:.0f} | {:.0f} | {:+.0f}% |\n", r.model, r.gpu, r.gpus, r.precision,
                          layout, recompute_text(res.top.front().layout), r.tokens_per_s_per_gpu, predicted,
                          100 * (predicted / r.tokens_per_s_per_gpu - 1));
@@ -757,7 +758,7 @@ std::string maxtext_section(const Catalog& cat) {
     const Layout& l = best.layout;
     const double predicted = best.tokens_per_s / r.chips, err = predicted / r.tokens_per_s_per_chip - 1;
     sum.errors.push_back(std::fabs(err));
-    add_to_corpus("MaxText (TPU)", m, sm.device, err);
+    add_to_corpus("MaxText (TPU)", m, sm.device, err, r.seq);
     table += fmt::format("| {} | {} | {} | {} | tp{} cp{} ep{} zero3 {} mb{} gb{} | {:.0f} | {:.0f} | {:+.0f}% |\n", r.model,
                          r.tpu, r.chips, r.seq, l.tp, l.cp, l.ep, recompute_text(l), l.micro_batch, l.global_batch,
                          r.tokens_per_s_per_chip, predicted, 100 * err);
@@ -787,6 +788,7 @@ std::string corpus_section() {
     add("source: " + c.source, c.error);
     add("kind: " + c.kind, c.error);
     add("device family: " + c.device, c.error);
+    if (c.seq >= 32768) add("context: 32K tokens or more", c.error);
   }
   std::string table = "| cases | n | median | max | within 35% |\n|---|---:|---:|---:|---:|\n";
   for (const auto& g : groups)
