@@ -243,7 +243,9 @@ bool fitting(const StepModel& sm, const Layout& l, const MemoryParts& parts, dou
 }  // namespace
 
 double flops_utilisation(Flops flops, const StepTime& t, const StepModel& sm, int gpus) {
-  return (flops / t.total / (sm.device.peak_for(sm.settings.compute_dtype) * static_cast<double>(gpus))).value();
+  // Over the datasheet peak, as MFU is quoted: a board power limit lowers the rate, not the yardstick.
+  const FlopRate nominal = sm.device.peak_for(sm.settings.compute_dtype) / sm.device.clock_scale;
+  return (flops / t.total / (nominal * static_cast<double>(gpus))).value();
 }
 
 Layout layout_from(const LayoutConstraints& c, int gpus_hint) {

@@ -77,6 +77,12 @@ full=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --get tokens_per_s)
 capped=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --power-cap 500 --get tokens_per_s)
 awk -v f="$full" -v c="$capped" 'BEGIN { exit !(c < f && c >= 0.7947 * f) }' ||
   fail "a 500 W cap should slow training by at most the clock: $capped of $full tokens/s"
+# MFU stays over the datasheet peak: it falls in proportion to the tokens per second.
+mfu_full=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --get mfu)
+mfu_capped=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --power-cap 500 --get mfu)
+awk -v f="$full" -v c="$capped" -v mf="$mfu_full" -v mc="$mfu_capped" \
+  'BEGIN { r = (mc / mf) / (c / f); exit !(r > 0.999999 && r < 1.000001) }' ||
+  fail "MFU under a cap should be over the datasheet peak: $mfu_capped of $mfu_full against $capped of $full tokens/s"
 
 bad() { # rc text args...
   local want_rc="$1" want="$2"; shift 2
