@@ -99,6 +99,17 @@ TEST_CASE("model states follow Megatron and DeepSpeed closed forms", "[memory]")
     CHECK(bytes_of(mb.buffers - st.bucket) == Approx(4 * pc.largest_tensor).epsilon(1e-12));
     CHECK(pc.largest_tensor == 51200.0 * 4096);  // the embedding
   }
+  SECTION("ZeRO-3 under pipelining is FSDP keeping the stage gathered: 4P + 16P/N for a stage of P") {
+    // torchtitan's reshard_after_forward = not pp_enabled: the stage's 16-bit weights (2P) and its
+    // unsharded 16-bit gradients (2P) stay, beside the sharded fp32 gradient (4P/N) and Adam (12P/N).
+    l.zero = 3;
+    l.pp = 2;
+    st.grad_bytes = 2;
+    MemoryBreakdown mb = training_memory(m, pc, st, l);
+    const double ps = mb.params_per_device;
+    CHECK(ps < p);
+    CHECK(states(mb) == Approx(4 * ps + 16 * ps / 8).epsilon(1e-12));
+  }
   SECTION("DDP with 16-bit gradients: 16 bytes per parameter (ZeRO paper)") {
     l.zero = 0;
     st.grad_bytes = 2;

@@ -181,12 +181,21 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     // With 16-bit gradients, ZeRO keeps an fp32 gradient partition beside the optimizer
     // state (DeepSpeed: 4P + 16P/N for ZeRO-2, 18P/N for ZeRO-3).
     const double fp32_grad_partition = (gr < 4 && l.zero >= 1) ? 4 : 0;
-    mb.weights = bytes(sharded(w, l.zero >= 3));
+    // FSDP under pipelining keeps a stage's 16-bit weights gathered between each forward and its
+    // backward (torchtitan's default reshard_after_forward = not pp_enabled, its parallelize.py
+    // apply_fsdp), which under 1F1B is nearly the whole step, and accumulates the stage's
+    // gradients unsharded over the micro-batches. DeepSpeed runs no ZeRO-3 with pipelining, so
+    // ZeRO-3 with pp > 1 is read as FSDP's. torchtitan's 405B at TP 8, PP 8, FSDP 8 measures 82.5
+    // GiB (1F1B) and 72.7 GiB (interleaved); the shards alone would be about 20 GiB.
+    const bool fsdp_pipeline = l.zero >= 3 && l.pp > 1;
+    const bool weights_sharded = l.zero >= 3 && !fsdp_pipeline;
+    mb.weights = bytes(sharded(w, weights_sharded));
     // DualPipe keeps two copies of the parameters, one for each direction (same table).
     if (st.schedule == Schedule::dualpipe && l.pp > 1) mb.weights *= 2.0;
-    if (adapters) mb.weights += bytes(base_weight_bytes(st) * (l.zero >= 3 ? g.sharded : g.params));
-    mb.gradients = bytes(l.zero >= 3 ? sharded(gr < 4 ? fp32_grad_partition : gr, true)
-                                     : (l.zero == 2 && gr >= 4 ? sharded(gr, true) : gr * trained_all));
+    if (adapters) mb.weights += bytes(base_weight_bytes(st) * (weights_sharded ? g.sharded : g.params));
+    mb.gradients = bytes(fsdp_pipeline ? gr * trained_all + sharded(fp32_grad_partition, true)
+                         : l.zero >= 3 ? sharded(gr < 4 ? fp32_grad_partition : gr, true)
+                                       : (l.zero == 2 && gr >= 4 ? sharded(gr, true) : gr * trained_all));
     if (l.zero == 2 && gr < 4) mb.gradients += bytes(sharded(fp32_grad_partition, true));
     mb.optimizer = bytes(sharded(o, l.zero >= 1) + (l.zero == 1 ? sharded(fp32_grad_partition, true) : 0));
     // Host offload (ZeRO-Offload, Ren et al. 2021, section 4.1): the fp32 master weights, the
