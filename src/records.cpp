@@ -1,7 +1,5 @@
 #include "gpuplan/records.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "gpuplan/error.hpp"
@@ -55,13 +53,11 @@ Device resolve_device(const Catalog& c, const std::string& id) {
   d.source = r.text("source");
   if (d.peak_for(DType::bf16).value() <= 0)
     fail(Exit::data, fmt::format("accelerator '{}' has no FLOP rate in the catalog", id));
-  if (r.has("power_limit_w")) {
-    const double limit = r.number("power_limit_w"), tdp = d.tdp.value();
-    if (tdp <= 0 || limit > tdp || limit <= std::max(0.1 * tdp, d.idle.value()))
-      fail(Exit::data, fmt::format("accelerator '{}': power_limit_w {:.0f} W needs a tdp_w at least as large and must be "
-                                   "more than a tenth of it and than idle_w",
-                                   id, limit));
-    apply_power_cap(d, watts(limit));
+  if (r.has("power_limit_w")) {  // bad data in the catalog, not a usage error
+    const Watts limit = watts(r.number("power_limit_w"));
+    if (const std::string problem = power_cap_problem(d, limit); !problem.empty())
+      fail(Exit::data, fmt::format("accelerator '{}': power_limit_w: {}", id, problem));
+    apply_power_cap(d, limit);
   }
   return d;
 }

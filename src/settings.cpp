@@ -57,7 +57,8 @@ constexpr Setting flag(std::string_view name, unsigned cmds, std::string_view he
 //   builds on FSDP2. Prefetching does not hide the traffic whole: NCCL's kernels share the SMs and
 //   HBM with the compute, and the step model's half-hidden default (dp-overlap 0.5) is kept. That
 //   choice was made on data: torchtitan's A100 table (4 rows) is 3.5% median at 0.5 and 14.8% at
-//   1; its H100 500 W table (15 rows) 31% and 44%.
+//   1; its H100 500 W table (15 rows) was 31% and 44% (before the power limit's voltage floor and
+//   FlashAttention-2 kernels below).
 // - maxtext: FSDP over the data axis by default (ici_fsdp_parallelism -1), with XLA's
 //   latency-hiding scheduler overlapping the collectives.
 void apply_framework(Scenario& s, const std::string& name) {

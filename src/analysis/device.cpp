@@ -1,5 +1,6 @@
 #include "gpuplan/analysis/device.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -41,18 +42,20 @@ double power_cap_clock_scale(Watts tdp, Watts idle, Watts cap) {
   return c >= v * v * v ? std::cbrt(c) : c / (v * v);
 }
 
-void apply_power_cap(Device& d, Watts cap) {
+std::string power_cap_problem(const Device& d, Watts cap) {
   const double w = cap.value(), tdp = d.tdp.value();
-  if (tdp <= 0)
-    fail(Exit::usage, fmt::format("power cap {:.0f} W: {} has no TDP in the catalog, so a limit cannot be applied", w, d.id));
+  if (tdp <= 0) return fmt::format("power cap {:.0f} W: {} has no TDP in the catalog, so a limit cannot be applied", w, d.id);
   const double lo = std::max(0.1 * tdp, d.idle.value());
   if (w <= lo)
-    fail(Exit::usage, fmt::format("power cap {:.0f} W is too low for {}: expected more than {:.0f} W ({}) and at most its "
-                                  "TDP of {:.0f} W",
-                                  w, d.id, lo, d.idle.value() >= 0.1 * tdp ? "its idle draw" : "a tenth of TDP", tdp));
-  if (w > tdp)
-    fail(Exit::usage, fmt::format("power cap {:.0f} W is above {}'s TDP of {:.0f} W; expected at most {:.0f} W", w, d.id,
-                                  tdp, tdp));
+    return fmt::format("power cap {:.0f} W is too low for {}: expected more than {:.0f} W ({}) and at most its TDP of {:.0f} W",
+                       w, d.id, lo, d.idle.value() >= 0.1 * tdp ? "its idle draw" : "a tenth of TDP", tdp);
+  if (w > tdp) return fmt::format("power cap {:.0f} W is above {}'s TDP of {:.0f} W; expected at most {:.0f} W", w, d.id, tdp, tdp);
+  return {};
+}
+
+void apply_power_cap(Device& d, Watts cap) {
+  if (const std::string problem = power_cap_problem(d, cap); !problem.empty()) fail(Exit::usage, problem);
+  const double w = cap.value(), tdp = d.tdp.value();
   const double scale = power_cap_clock_scale(d.tdp, d.idle, cap) / d.clock_scale;
   for (double& p : d.peak) p *= scale;
   d.clock_scale *= scale;

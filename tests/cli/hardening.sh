@@ -66,7 +66,7 @@ expect_rc 65; expect_err "'layers' = 1e+308 is outside the sane range"
 # A variant's default power limit must lie between a tenth of its TDP and the TDP: bad data (65).
 printf '[accelerators.capped]\nname = "t"\nvendor = "x"\nfamily = "hopper"\nmemory_bytes = "80GB"\nmemory_bw_bytes_per_s = "3TB/s"\nbf16_flops_per_s = "900T"\ntdp_w = "700W"\npower_limit_w = "%s"\nlaunch_year = 2024\nsource = "t"\n' 50W >"$TMP/cap.toml"
 run train --params 7B --gpu capped --gpus 8 --catalog "$TMP/cap.toml"
-expect_rc 65; expect_err "power_limit_w 50 W needs a tdp_w at least as large"; expect_no_out; expect_one_line_err
+expect_rc 65; expect_err "accelerator 'capped': power_limit_w: power cap 50 W is too low for capped: expected more than 70 W"; expect_no_out; expect_one_line_err
 
 # Defect 9: the plan author's text cannot break the output: a title with a newline, an escape
 # sequence and Markdown; and a file name with a byte that is not UTF-8 (toml++ refuses such

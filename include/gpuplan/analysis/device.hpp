@@ -55,10 +55,12 @@ struct Device {
 // estimate: no datacenter-GPU sweep was reachable.
 constexpr double power_cap_voltage_floor = 0.948;
 double power_cap_clock_scale(Watts tdp, Watts idle, Watts cap);
+// Why a board power limit cannot hold on the device, naming the range it accepts (no TDP in the
+// catalog, at or below the idle draw or a tenth of TDP, above TDP); empty when it can.
+std::string power_cap_problem(const Device& d, Watts cap);
 // The device under a board power limit: every tensor and vector rate at the clock scale (undoing
 // an earlier limit first, so a flag overrides the catalog's default limit), power_limit set; a
-// limit at or above TDP lifts it. Throws Error(usage) naming the range where the limit cannot
-// hold (no TDP in the catalog, at or below the idle draw, below a tenth of TDP).
+// limit at TDP lifts it. Throws Error(usage) with power_cap_problem's line where it cannot hold.
 void apply_power_cap(Device& d, Watts cap);
 
 }  // namespace gpuplan
