@@ -164,6 +164,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("tokens_default", default_tokens);
   out.set("seq_len", j.step.train.seq_len);
   out.set("mfu_convention", mfu_convention(j.step.train));
+  out.set("attention", !j.step.train.flash_attention ? "eager" : j.step.train.flash2 ? "flash2" : "flash");
   out.set("pipeline_schedule", to_string(j.step.train.schedule));
   out.set("goodput", ans.goodput);
   out.set("wall_clock_s", ans.wall.value());

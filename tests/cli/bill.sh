@@ -77,6 +77,12 @@ full=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --get tokens_per_s)
 capped=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --power-cap 500 --get tokens_per_s)
 awk -v f="$full" -v c="$capped" 'BEGIN { exit !(c < f && c >= 0.7947 * f) }' ||
   fail "a 500 W cap should slow training by at most the clock: $capped of $full tokens/s"
+# The attention kernel a run assumes is named: flash by default, flash2 under PyTorch's presets.
+[ "$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --get attention)" = flash ] || fail "train's attention should be flash"
+[ "$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --framework torchtitan --get attention)" = flash2 ] ||
+  fail "--framework torchtitan should run flash2 attention"
+[ "$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --attention eager --get attention)" = eager ] ||
+  fail "--attention eager should be named eager"
 # MFU stays over the datasheet peak: it falls in proportion to the tokens per second.
 mfu_full=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --get mfu)
 mfu_capped=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --power-cap 500 --get mfu)
