@@ -124,13 +124,30 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st.train.grad_bytes = s.grad_bytes;
   st.train.optimizer = s.optimizer == "adam8bit" ? Optimizer::adam8bit : s.optimizer == "sgd" ? Optimizer::sgd : Optimizer::adam;
   if (s.reserve_bytes) st.train.reserve = bytes(*s.reserve_bytes);
-  set_precision(st, parse_dtype(s.precision));
-  // FP8 and FP4 need tensor cores for them; running bf16 instead would answer another question.
-  if ((st.compute_dtype == DType::fp8 || st.compute_dtype == DType::fp4) &&
-      j.device.peak[static_cast<int>(st.compute_dtype)] <= 0)
-    fail(Exit::usage, fmt::format("--precision {}: {} has no {} tensor rate in the catalog; use --precision bf16 (or a "
-                                  "device with {}: h100-sxm, b200, mi300x, ...)",
-                                  s.precision, j.device.id, s.precision, s.precision));
+  set_precision(st, parse_precision(s.precision));
+  // Low precisions need tensor cores for them; running bf16 instead would answer another question.
+  // The block-scaled formats came with the tensor cores that have FP4 (Blackwell, CDNA 4); NVFP4 is
+  // NVIDIA's own.
+  const bool has_fp8 = j.device.peak[static_cast<int>(DType::fp8)] > 0, has_fp4 = j.device.peak[static_cast<int>(DType::fp4)] > 0;
+  if (st.precision == Precision::fp8 && !has_fp8)
+    fail(Exit::usage, fmt::format("--precision fp8: {} has no fp8 tensor rate in the catalog; use --precision bf16 (or "
+                                  "a device with fp8: h100-sxm, h200, b200, gb200, mi300x, ...)",
+                                  j.device.id));
+  if (st.precision == Precision::mxfp8 && !(has_fp8 && has_fp4))
+    fail(Exit::usage, fmt::format("--precision mxfp8: {} has no block-scaled (MX) fp8 tensor rate; use --precision fp8 "
+                                  "or bf16 (mxfp8 runs on b200, gb200, b300, gb300, mi355x)",
+                                  j.device.id));
+  if (st.precision == Precision::nvfp4 && !(has_fp4 && j.device.family == "blackwell"))
+    fail(Exit::usage, fmt::format("--precision {}: {} has no NVFP4 tensor rate; use --precision fp8 or bf16 (nvfp4 runs "
+                                  "on b200, gb200, b300, gb300)",
+                                  s.precision, j.device.id));
+  if (st.high_precision_layers > m.layers)
+    fail(Exit::usage, fmt::format("--high-precision-layers {}: {} has {} layers; give at most {}", st.high_precision_layers,
+                                  m.id, m.layers, m.layers));
+  if (!low_precision(st.precision) && (st.high_precision_layers > 0 || st.low_precision_mlp_only))
+    j.warnings.push_back(fmt::format("--high-precision-layers and --low-precision-layers apply to fp8, mxfp8 and nvfp4; "
+                                     "with --precision {} every layer is in {} already",
+                                     s.precision, s.precision));
   st.eff = default_efficiency(j.device);
   // Offloaded training state shares the host's memory and bandwidth among the node's devices; a
   // device with unified memory (or no host link) has nowhere else to put it.

@@ -146,8 +146,18 @@ const std::array table{
          [](Scenario& s, V v) { s.layout.sequence_parallel = v.on; }),
     integer("seq-len", 1, 1e8, layout_cmds, "min(4096, the model's context)", "Sequence length in tokens",
             [](Scenario& s, V v) { s.seq_len = v.integer(); }),
-    choice("precision", "bf16|fp16|fp8|tf32|fp32", layout_cmds, "bf16", "Training precision",
+    choice("precision", "bf16|fp16|fp8|mxfp8|nvfp4|fp4|tf32|fp32", layout_cmds, "bf16",
+           "Training precision: fp8 (scaled per tensor), mxfp8 (per 32 elements) and nvfp4 (fp4: 4-bit per 16) run "
+           "the linear layers' GEMMs at that tensor rate (fp8 from Hopper on, mxfp8 and nvfp4 on Blackwell)",
            [](Scenario& s, V v) { s.precision = v.text; }),
+    choice("low-precision-layers", "all|mlp", layout_cmds, "all",
+           "Linear layers a low --precision quantises: all, or mlp (the MLP's and experts'; attention's projections "
+           "in bf16, as the embedding and output layer always are)",
+           [](Scenario& s, V v) { s.step.low_precision_mlp_only = v.text == "mlp"; }),
+    integer("high-precision-layers", 0, 1000, layout_cmds, "0 (Megatron's default)",
+            "Transformer layers kept in bf16 under a low --precision, half at each end (Megatron's "
+            "first_last_layers_bf16; NVIDIA's NVFP4 recipe keeps about 16%)",
+            [](Scenario& s, V v) { s.step.high_precision_layers = v.integer(); }),
     choice("optimizer", "adam|adam8bit|sgd", layout_cmds, "adam", "Optimizer",
            [](Scenario& s, V v) { s.optimizer = v.text; }),
     choice("grad-dtype", "fp32|bf16|fp16", layout_cmds, "fp32", "Gradient type (fp32 as Megatron keeps them)",

@@ -522,3 +522,102 @@ TEST_CASE("a fixed schedule constrains the search's virtual stages", "[search]")
   sm.settings.train.schedule = Schedule::dualpipe;
   for (const auto& cand : search_layouts(sm, 64, c, 1 << 20, 50).top) CHECK((cand.layout.pp == 1 || cand.layout.pp % 2 == 0));
 }
+
+TEST_CASE("training precisions name their GEMM rate and quantised bytes", "[step][memory]") {
+  CHECK(parse_precision("fp4") == Precision::nvfp4);
+  CHECK(parse_precision("mxfp8") == Precision::mxfp8);
+  CHECK_THROWS_AS(parse_precision("fp6"), Error);
+  CHECK(compute_dtype_of(Precision::mxfp8) == DType::fp8);
+  CHECK(compute_dtype_of(Precision::nvfp4) == DType::fp4);
+  // An E8M0 scale per 32 FP8 elements; an E4M3 scale per 16 FP4 elements.
+  CHECK(quantised_bytes(Precision::fp8) == 1);
+  CHECK(quantised_bytes(Precision::mxfp8) == 1 + 1.0 / 32);
+  CHECK(quantised_bytes(Precision::nvfp4) == 0.5 + 1.0 / 16);
+  CHECK(quantised_bytes(Precision::bf16) == 2);
+  StepSettings st;
+  set_precision(st, Precision::nvfp4);
+  CHECK(st.train.gemm_input_bytes == 0.5625);
+  CHECK(st.train.attn_input_bytes == 0.5625);
+  CHECK(st.train.weight_bytes == 2);
+  st.low_precision_mlp_only = true;
+  set_precision(st, Precision::nvfp4);
+  CHECK(st.train.gemm_input_bytes == 0.5625);
+  CHECK(st.train.attn_input_bytes == 2);
+}
+
+TEST_CASE("low-precision GEMM inputs are quantised at 2 plus 2q bytes an element", "[step]") {
+  // mxfp8 and fp8 run the same GEMMs (the fp8 tensor rate and ceiling) and differ only in what a
+  // quantised element takes: q = 1 + 1/32 against 1, so each quantisation writes 2/32 bytes more
+  // an element. A GPT layer (two-matrix MLP, no parallelism) quantises forward the QKV input h,
+  // the projection input q, the MLP input h and its second input f, and backward the output
+  // gradients q + 2kv, h, f and h: per layer and token 4h + q + 2f + q + 2kv elements (kv = q).
+  static const Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(4, 2048, 16);
+  StepModel fp8{m, count_params(m), resolve_device(cat, "b200"), {}};
+  fp8.settings.train.seq_len = 2048;
+  fp8.settings.eff = default_efficiency(fp8.device);
+  set_precision(fp8.settings, Precision::fp8);
+  StepModel mx = fp8;
+  set_precision(mx.settings, Precision::mxfp8);
+  Layout l;
+  l.global_batch = 1, l.zero = 0, l.recompute = Recompute::none;
+  const double h = 2048, f = 4 * 2048, tokens = 2048, bw = 8e12 * 0.85;
+  const double elements = tokens * (4 * h + 2 * 2048 + 2 * f + 2 * 2048);
+  const double diff = step_time(mx, l).compute.value() - step_time(fp8, l).compute.value();
+  CHECK(diff == Approx(4 * elements * (2.0 / 32) / bw * 1.03).epsilon(1e-9));
+  CHECK(diff > 0);
+}
+
+TEST_CASE("layers kept in bf16 under a low precision cost what bf16 costs", "[step]") {
+  // Every layer kept in 16 bits: the same GEMMs at the bf16 rate and ceiling, no quantisation, and
+  // the output layer in 16 bits either way, so the step's compute equals bf16's; half of them:
+  // halfway between bf16 and nvfp4 throughout.
+  static const Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(4, 4096, 32);
+  StepModel bf16{m, count_params(m), resolve_device(cat, "gb200"), {}};
+  bf16.settings.train.seq_len = 4096;
+  bf16.settings.eff = default_efficiency(bf16.device);
+  StepModel fp4 = bf16;
+  set_precision(fp4.settings, Precision::nvfp4);
+  Layout l;
+  l.global_batch = 1, l.zero = 0, l.recompute = Recompute::none;
+  StepModel all = fp4, half = fp4;
+  all.settings.high_precision_layers = 4;
+  half.settings.high_precision_layers = 2;
+  const double t16 = step_time(bf16, l).compute.value(), t4 = step_time(fp4, l).compute.value();
+  CHECK(step_time(all, l).compute.value() == Approx(t16).epsilon(1e-12));
+  CHECK(step_time(half, l).compute.value() == Approx((t16 + t4) / 2).epsilon(1e-12));
+  CHECK(t4 < t16);
+  // Under pipelining each end stage holds half of them: 2 of 4 layers on 2 stages puts one of the
+  // first stage's two in 16 bits, halfway between none and both (4 puts both there).
+  Layout lp = l;
+  lp.pp = 2;
+  StepModel none = fp4, one = fp4, both = fp4;
+  one.settings.high_precision_layers = 2;
+  both.settings.high_precision_layers = 4;
+  CHECK(step_parts(one, lp).per_micro ==
+        Approx((step_parts(none, lp).per_micro + step_parts(both, lp).per_micro) / 2).epsilon(1e-12));
+}
+
+TEST_CASE("mlp-only quantisation keeps attention's projections and saved inputs in 16 bits", "[step][memory]") {
+  static const Catalog cat = Catalog::builtin();
+  ModelArch m = gpt(4, 4096, 32);
+  m.head_dim = 64;  // q = 2,048 against h = 4,096
+  StepModel all{m, count_params(m), resolve_device(cat, "h100-sxm"), {}};
+  all.settings.train.seq_len = 4096;
+  all.settings.eff = default_efficiency(all.device);
+  set_precision(all.settings, Precision::fp8);
+  StepModel mlp = all;
+  mlp.settings.low_precision_mlp_only = true;
+  set_precision(mlp.settings, Precision::fp8);
+  Layout l;
+  l.global_batch = 1, l.zero = 0, l.recompute = Recompute::selective;
+  // Attention at 16 bits is slower than at fp8 even after its quantisation is saved.
+  CHECK(step_time(mlp, l).compute.value() > step_time(all, l).compute.value());
+  // Memory: the QKV input kept at 2 bytes instead of 1, and no FP8 copy of the projection's input
+  // beside the 16-bit attention output: s b h - s b q more.
+  const double s = 4096, b = 1, h = 4096, q = 2048;
+  CHECK(bytes_of(layer_activations(m, mlp.settings.train, l, Recompute::selective)) -
+            bytes_of(layer_activations(m, all.settings.train, l, Recompute::selective)) ==
+        Approx(s * b * h - s * b * q).epsilon(1e-12));
+}

@@ -93,14 +93,15 @@ Bytes layer_activations(const ModelArch& m, const TrainSettings& st, const Layou
   const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
   if (r == Recompute::full) return bytes(2 * sbh / (sp ? t : 1));  // the layer input, kept as a checkpoint
 
-  // Under FP8 (Transformer Engine) each linear layer keeps the FP8 copy of its input, 1 byte an
-  // element (gi): the QKV and MLP inputs, the MLP's second GEMM input, and beside the attention
-  // output that flash attention keeps in 16 bits, the projection's own FP8 copy of it.
-  const double gi = st.gemm_input_bytes;
-  double unsplit = gi * sbh + gi * sbh + 4 * sbh;  // QKV input, MLP input, two norm inputs
+  // Under a low precision (Transformer Engine) each quantised linear layer keeps the quantised
+  // copy of its input (gi bytes an element for the MLP's, ga for attention's): the QKV and MLP
+  // inputs, the MLP's second GEMM input, and beside the attention output that flash attention
+  // keeps in 16 bits, the projection's own quantised copy of it.
+  const double gi = st.gemm_input_bytes, ga = st.attn_input_bytes;
+  double unsplit = ga * sbh + gi * sbh + 4 * sbh;  // QKV input, MLP input, two norm inputs
   if (dropout) unsplit += 2 * sbh;                  // attention-output and MLP-output masks
   double split = 2 * s * b * (qw + kvw) + 2 * s * b * kvw + 2 * s * b * qw;  // Q, K, V, projection input
-  if (gi < 2) split += gi * s * b * qw;
+  if (ga < 2) split += ga * s * b * qw;
   // MLP inner activations: GeLU keeps its input and its output, the second GEMM's input (4sbf
   // in 16 bits); gated units keep gate, up and product (6sbf). MoE layers keep them for each
   // routed and shared expert of a token, plus the dispatched copies of the token (expert inputs).

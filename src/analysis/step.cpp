@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/error.hpp"
 
 namespace gpuplan {
 
@@ -27,6 +30,12 @@ Efficiency default_efficiency(const Device& d) {
   } else if (family == "blackwell") {
     e.gemm_max = 0.80;
     e.gemm_max_fp8 = 0.71;
+    // NVFP4 GEMMs at 40% of the FP4 peak: fitted, the one constant fitted on them, on the three
+    // NVFP4 rows of Megatron-Bridge's 26.02 table that fit (Llama 3 70B on GB300 and GB200, Llama
+    // 3.1 405B on GB300; within 6%, in sample: tests/validation/REPORT.md), for want of a sourced
+    // FP4 GEMM measurement. FP8's 71% carried over put them 30-50% fast: the recipe's NVFP4 runs
+    // 1.3-1.5x its MXFP8, not the 2-3x of the peaks.
+    e.gemm_max_fp4 = 0.40;
     e.memory = 0.85;
     e.origin = "estimate (Hopper's measured figures carried over)";
   } else {
@@ -58,10 +67,52 @@ double gemm_half_of(const Device& d) {
   return Efficiency{}.gemm_half * std::max(1.0, peak / bw / a100_flops_per_byte);
 }
 
+namespace {
+constexpr const char* precision_names[] = {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"};
+}  // namespace
+
+Precision parse_precision(const std::string& s) {
+  if (s == "fp4") return Precision::nvfp4;
+  for (int i = 0; i < 7; ++i)
+    if (s == precision_names[i]) return static_cast<Precision>(i);
+  fail(Exit::usage, fmt::format("precision '{}' is not known; expected bf16, fp16, fp8, mxfp8, nvfp4 (fp4), tf32 or fp32", s));
+}
+
+std::string to_string(Precision p) { return precision_names[static_cast<int>(p)]; }
+
+DType compute_dtype_of(Precision p) {
+  switch (p) {
+    case Precision::fp32: return DType::fp32;
+    case Precision::tf32: return DType::tf32;
+    case Precision::fp16: return DType::fp16;
+    case Precision::fp8:
+    case Precision::mxfp8: return DType::fp8;
+    case Precision::nvfp4: return DType::fp4;
+    default: return DType::bf16;
+  }
+}
+
+double quantised_bytes(Precision p) {
+  switch (p) {
+    case Precision::fp8: return 1;
+    case Precision::mxfp8: return 1 + 1.0 / 32;  // an 8-bit (E8M0) scale per 32 elements
+    case Precision::nvfp4: return 0.5 + 1.0 / 16;  // an 8-bit (E4M3) scale per 16 elements
+    default: return 2;
+  }
+}
+
+void set_precision(StepSettings& st, Precision p) {
+  st.precision = p;
+  st.compute_dtype = compute_dtype_of(p);
+  st.train.weight_bytes = (p == Precision::fp32 || p == Precision::tf32) ? 4 : 2;
+  st.train.gemm_input_bytes = low_precision(p) ? quantised_bytes(p) : 2;
+  st.train.attn_input_bytes = low_precision(p) && !st.low_precision_mlp_only ? quantised_bytes(p) : 2;
+}
+
 void set_precision(StepSettings& st, DType compute) {
-  st.compute_dtype = compute;
-  st.train.weight_bytes = (compute == DType::fp32 || compute == DType::tf32) ? 4 : 2;
-  st.train.gemm_input_bytes = compute == DType::fp8 ? 1 : 2;
+  set_precision(st, compute == DType::fp8   ? Precision::fp8
+                    : compute == DType::fp4 ? Precision::nvfp4
+                                            : parse_precision(to_string(compute)));
 }
 
 double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len, bool frozen_base, bool causal) {
@@ -171,12 +222,16 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
 
   // --- compute per layer, forward, one micro-batch
   auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * geff(tokens, k, n)); };
-  double attn_gemm = gemm(h, (qw + 2 * kvw) / t) + gemm(qw / t, h);
+  // Under a low precision, a GEMM left in 16 bits takes its quantised time times to16: the curve's
+  // shape is the same, its ceiling and the peak are the 16-bit ones.
+  const bool lowp = low_precision(st.precision), mlp_only = lowp && st.low_precision_mlp_only;
+  const double to16 = lowp ? peak * gmax / (peak16 * e.gemm_max) : 1;
+  double attn_gemm = (gemm(h, (qw + 2 * kvw) / t) + gemm(qw / t, h)) * (mlp_only ? to16 : 1);
   // Attention core (QK^T and PV): causal flash attention skips half the blocks.
   const double causal = st.train.flash_attention ? 0.5 : 1.0;
   const double full_seq = st.train.seq_len;
   double core_flops = 4 * b * s * full_seq * qw / t * causal;
-  const double core_peak = st.compute_dtype == DType::fp8 ? peak16 : peak;
+  const double core_peak = low_precision(st.precision) ? peak16 : peak;
   double core_eff = st.train.flash2 && e.flash2_ceiling > 0 ? e.flash2_ceiling : e.gemm_max * 0.8;
   // Flash attention's rate grows with the keys each kernel call sees, L / (L + 238): fitted on
   // FlashAttention-3's H100 forward sweep (head dim 128, batch x length 16k: 430 TFLOP/s at 512 up
@@ -193,6 +248,19 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   const double cp_merge_fwd = l.cp > 1 ? l.cp * 10 * b * s * qw / t / mem_bw : 0;
   const double cp_merge_bwd = l.cp > 1 ? cp_merge_fwd + l.cp * 8 * b * s * 2 * kvw / t / mem_bw : 0;
   const double mats = m.gated() ? 3 : 2;
+  const bool sp = l.sequence_parallel && l.tp > 1;
+  // Transformer Engine quantises each input of a low-precision GEMM: it reads the 16-bit tensor
+  // and writes the row-wise copy the forward GEMM takes and the column-wise (transposed) one the
+  // weight gradient takes, 2 + 2q bytes an element (q = quantised_bytes); the backward pass does
+  // the same to the output gradients, for the data and weight gradients. Memory-bound. Under
+  // sequence parallelism the h-wide tensors are quantised as 1/t shards, before their all-gather.
+  // (The weights are quantised once a step, cached over its micro-batches: left out.)
+  const double cast = lowp ? (2 + 2 * quantised_bytes(st.precision)) / mem_bw : 0;
+  const double hs = h / (sp ? t : 1);
+  const double attn_cast_fwd = mlp_only ? 0 : cast * tokens * (hs + qw / t);
+  const double attn_cast_bwd = mlp_only ? 0 : cast * tokens * ((qw + 2 * kvw) / t + hs);
+  auto mlp_cast_fwd = [&](double ffn, double copies) { return cast * copies * tokens * (hs + ffn / t); };
+  auto mlp_cast_bwd = [&](double ffn, double copies) { return cast * copies * tokens * ((mats - 1) * ffn / t + hs); };
   auto mlp_of = [&](double ffn, double token_share) {
     double tk = tokens * token_share;
     if (tk <= 0) return 0.0;
@@ -211,7 +279,6 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
     moe_mlp = local * mlp_of(m.expert_ffn, m.active_experts / local) + m.shared_experts * mlp_of(m.expert_ffn, 1);
   }
   // Memory-bound element-wise work: norms, residuals, activation function, rotary, dropout.
-  const bool sp = l.sequence_parallel && l.tp > 1;
   double elem_bytes = 24 * tokens * h / (sp ? t : 1) + 6 * tokens * (moe ? m.expert_ffn * m.active_experts : m.ffn) / t;
   double elem = elem_bytes / mem_bw;
 
@@ -219,14 +286,31 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   const int moe_layers_here = moe ? std::min(per_stage, std::max(0, m.moe_layers() - (m.layers - per_stage))) : 0;
   // The most loaded stage: the last stages hold the MoE layers in DeepSeek-style models.
   const int dense_layers_here = per_stage - moe_layers_here;
-  double fwd_layer_dense = attn_gemm + attn_core + cp_merge_fwd + dense_mlp + elem;
   const double permute = moe ? moe_permute_bytes(m, tokens) / (sp ? t : 1) / mem_bw : 0;
-  double fwd_layer_moe = attn_gemm + attn_core + cp_merge_fwd + moe_mlp + elem + permute;
-  double fwd = dense_layers_here * fwd_layer_dense + moe_layers_here * fwd_layer_moe;
-  // Output layer and loss on the last stage (and the embedding on the first).
-  double head = gemm(h, m.vocab / t);
+  const double expert_copies = m.active_experts + m.shared_experts;
+  const double cast_fwd_dense = lowp ? attn_cast_fwd + mlp_cast_fwd(m.ffn, 1) : 0;
+  const double cast_bwd_dense = lowp ? attn_cast_bwd + mlp_cast_bwd(m.ffn, 1) : 0;
+  const double cast_fwd_moe = lowp && moe ? attn_cast_fwd + mlp_cast_fwd(m.expert_ffn, expert_copies) : 0;
+  const double cast_bwd_moe = lowp && moe ? attn_cast_bwd + mlp_cast_bwd(m.expert_ffn, expert_copies) : 0;
+  const double shared = attn_core + cp_merge_fwd + elem;  // what no precision changes
+  const double fwd_layer_dense = attn_gemm + dense_mlp + shared + cast_fwd_dense;
+  const double fwd_layer_moe = attn_gemm + moe_mlp + shared + permute + cast_fwd_moe;
+  // Layers kept in 16 bits under a low precision (high_precision_layers, split between the first
+  // and the last): the first or last stage holds its half of them; taken from the stage's MoE
+  // layers first, as the last layers are MoE in DeepSeek-style models.
+  const int hp_here = lowp ? std::min(per_stage, l.pp > 1 ? (st.high_precision_layers + 1) / 2 : st.high_precision_layers) : 0;
+  const int hp_moe = std::min(hp_here, moe_layers_here), hp_dense = std::min(hp_here - hp_moe, dense_layers_here);
+  const double attn16 = mlp_only ? attn_gemm : attn_gemm * to16;
+  double fwd = (dense_layers_here - hp_dense) * fwd_layer_dense + (moe_layers_here - hp_moe) * fwd_layer_moe +
+               hp_dense * (attn16 + dense_mlp * to16 + shared) + hp_moe * (attn16 + moe_mlp * to16 + shared + permute);
+  // Output layer and loss on the last stage (and the embedding on the first), in 16 bits under a
+  // low precision: Megatron's output layer is its own ColumnParallelLinear, not a Transformer
+  // Engine module.
+  double head = gemm(h, m.vocab / t) * to16;
   fwd += head;
   double bwd = 2 * fwd;
+  bwd += (dense_layers_here - hp_dense) * (cast_bwd_dense - 2 * cast_fwd_dense) +
+         (moe_layers_here - hp_moe) * (cast_bwd_moe - 2 * cast_fwd_moe);
   // Flash attention's backward recomputes the scores and probabilities it did not keep: five
   // matrix products against the forward's two, 2.5x its FLOPs (the flash-attention repository's
   // benchmark convention, benchmarks/benchmark_flash_attention.py), not the 2x of stored scores.

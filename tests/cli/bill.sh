@@ -90,12 +90,39 @@ awk -v f="$full" -v c="$capped" -v mf="$mfu_full" -v mc="$mfu_capped" \
   'BEGIN { r = (mc / mf) / (c / f); exit !(r > 0.999999 && r < 1.000001) }' ||
   fail "MFU under a cap should be over the datasheet peak: $mfu_capped of $mfu_full against $capped of $full tokens/s"
 
+# Low precisions on Blackwell: the JSON names the recipe; NVFP4 beats MXFP8 beats BF16, and
+# keeping every layer in bf16 under nvfp4 gives bf16's throughput (the output layer is 16-bit
+# either way).
+for p in bf16 mxfp8 nvfp4; do
+  run train --model llama-3.1-8b --gpu b200 --gpus 8 --precision $p --format json
+  expect_rc 0
+  expect_out "\"precision\": \"$p\""
+done
+t16=$("$GPUPLAN" train --model llama-3.1-8b --gpu b200 --gpus 8 --tp 1 --pp 1 --micro-batch 1 --recompute none --get tokens_per_s)
+tmx=$("$GPUPLAN" train --model llama-3.1-8b --gpu b200 --gpus 8 --tp 1 --pp 1 --micro-batch 1 --recompute none --precision mxfp8 --get tokens_per_s)
+t4=$("$GPUPLAN" train --model llama-3.1-8b --gpu b200 --gpus 8 --tp 1 --pp 1 --micro-batch 1 --recompute none --precision nvfp4 --get tokens_per_s)
+t4all=$("$GPUPLAN" train --model llama-3.1-8b --gpu b200 --gpus 8 --tp 1 --pp 1 --micro-batch 1 --recompute none --precision nvfp4 --high-precision-layers 32 --get tokens_per_s)
+awk -v a="$t16" -v b="$tmx" -v c="$t4" 'BEGIN { exit !(a < b && b < c) }' || fail "expected bf16 < mxfp8 < nvfp4: $t16 $tmx $t4"
+awk -v a="$t16" -v b="$t4all" 'BEGIN { r = b / a; exit !(r > 0.999 && r < 1.001) }' ||
+  fail "nvfp4 with every layer in bf16 should train as bf16: $t4all against $t16"
+run train --model llama-3.1-8b --gpu b200 --gpus 8 --precision nvfp4 --low-precision-layers mlp --high-precision-layers 4 --format json
+expect_out '"low_precision_layers": "mlp"'
+expect_out '"high_precision_layers": 4'
+run train --model llama-3.1-8b --gpu b200 --gpus 8 --high-precision-layers 4
+expect_rc 0
+expect_err "apply to fp8, mxfp8 and nvfp4"
+
 bad() { # rc text args...
   local want_rc="$1" want="$2"; shift 2
   run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
 }
 bad 2 "--pue '0.9' must be from 1" train --params 7B --gpus 8 --pue 0.9
 bad 2 "--precision fp8: a100-80gb has no fp8 tensor rate" train --params 7B --gpu a100-80gb --gpus 8 --precision fp8
+bad 2 "--precision nvfp4: h100-sxm has no NVFP4 tensor rate" train --params 7B --gpus 8 --precision nvfp4
+bad 2 "--precision fp4: mi300x has no NVFP4 tensor rate" train --params 7B --gpu mi300x --gpus 8 --precision fp4
+bad 2 "--precision mxfp8: h100-sxm has no block-scaled (MX) fp8 tensor rate" train --params 7B --gpus 8 --precision mxfp8
+bad 2 "--high-precision-layers 40: llama-3.1-8b has 32 layers" train --model llama-3.1-8b --gpu b200 --gpus 8 --precision nvfp4 --high-precision-layers 40
+bad 2 "--low-precision-layers" train --params 7B --gpus 8 --precision fp8 --low-precision-layers attention
 bad 2 "--price: '\$-2/h'" train --params 7B --gpus 8 --price '$-2/h'
 bad 2 "--years '0' must be from 0.1 to 30 years" train --params 7B --gpus 8 --years 0
 bad 2 "unknown site 'atlantis'" train --params 7B --gpus 8 --site atlantis

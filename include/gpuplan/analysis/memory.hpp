@@ -29,9 +29,10 @@ struct TrainSettings {
   int seq_len = 4096;
   int weight_bytes = 2;     // bf16/fp16 weights (fp8 training keeps bf16 weights, as Transformer Engine)
   int grad_bytes = 4;       // Megatron's fp32 main gradients; 2 for 16-bit gradients
-  // Bytes per element of the inputs the linear layers keep for their weight gradients: 2, or 1
-  // under FP8 training, where Transformer Engine keeps the FP8 copy it multiplied with.
-  int gemm_input_bytes = 2;
+  // Bytes per element of the inputs the linear layers keep for their weight gradients: 2, or the
+  // quantised copy's (block scales included) under a low precision, where Transformer Engine keeps
+  // the copy it multiplied with: of the MLP's (and experts') layers, and of attention's projections.
+  double gemm_input_bytes = 2, attn_input_bytes = 2;
   Optimizer optimizer = Optimizer::adam;
   bool flash_attention = true;
   // FlashAttention-2 kernels (PyTorch SDPA's flash backend) rather than FlashAttention-3 class

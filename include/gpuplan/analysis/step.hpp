@@ -15,6 +15,7 @@ struct Efficiency {
   // k at which a GEMM reaches half its ceiling is gemm_k_halves x gemm_half (see gemm_eff).
   double gemm_half = 512;
   double gemm_max_fp8 = 0.68;  // large FP8 GEMMs (where the device has FP8)
+  double gemm_max_fp4 = 0.68;  // large FP4 GEMMs (where the device has FP4): no sourced measurement, an estimate
   double memory = 0.85;     // streaming bandwidth
   double link = 0.8;        // achievable fraction of link bandwidth for NCCL-class collectives
   // FlashAttention-2's ceiling as a share of the dense peak where it is slower than the default
@@ -42,16 +43,40 @@ inline double gemm_curve(double max, double half, double m, double k, double n) 
   const double tiles = m * n * (1.0 / (128 * 128));
   return max * k / (k + gemm_k_halves * half) * tiles / (tiles + gemm_tile_half);
 }
-// The GEMM ceiling of a compute precision: FP8's own where the device has FP8 tensor rates.
+// The GEMM ceiling of a compute precision: FP8's or FP4's own where the device has those tensor rates.
 inline double gemm_ceiling(const Efficiency& e, const Device& d, DType compute) {
+  if (compute == DType::fp4 && d.peak[static_cast<int>(DType::fp4)] > 0) return e.gemm_max_fp4;
   return compute == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0 ? e.gemm_max_fp8 : e.gemm_max;
 }
 // Efficiency of an (m x k) by (k x n) GEMM on the curve.
 double gemm_eff(const Efficiency& e, double m, double k, double n);
 
+// Training precisions (--precision): 32 or 16 bits, or one of Transformer Engine's low-precision
+// GEMM recipes: fp8 (E4M3/E5M2 with a scale per tensor; Hopper on), mxfp8 (FP8 in blocks of 32
+// sharing a power-of-two scale, the OCP MX format) and nvfp4 (E2M1 in blocks of 16 with an E4M3
+// scale, and an FP32 scale per tensor; NVIDIA 2025, 'Pretraining Large Language Models with
+// NVFP4', arXiv 2509.25149). The low-precision recipes quantise the linear layers' GEMMs only:
+// attention's core, the norms, the embedding and the output layer stay in 16 bits.
+enum class Precision { fp32, tf32, bf16, fp16, fp8, mxfp8, nvfp4 };
+Precision parse_precision(const std::string& s);  // "fp4" reads as nvfp4; throws Error(usage)
+std::string to_string(Precision p);
+DType compute_dtype_of(Precision p);  // the tensor rate its GEMMs run at: fp8 for fp8 and mxfp8, fp4 for nvfp4
+inline bool low_precision(Precision p) { return p == Precision::fp8 || p == Precision::mxfp8 || p == Precision::nvfp4; }
+// Bytes a quantised element takes with its share of the block scale: fp8 1, mxfp8 1 + 1/32,
+// nvfp4 1/2 + 1/16; 2 (16 bits, unquantised) for the others.
+double quantised_bytes(Precision p);
+
 struct StepSettings {
   TrainSettings train;
+  Precision precision = Precision::bf16;
   DType compute_dtype = DType::bf16;
+  // Under a low precision: only the MLP's (and experts') linear layers quantised, the attention
+  // projections in 16 bits (--low-precision-layers mlp); and how many transformer layers stay in
+  // 16 bits altogether, split between the first and the last (Megatron's first_last_layers_bf16
+  // with num_layers_at_start_in_bf16 and num_layers_at_end_in_bf16, off by default; the NVFP4
+  // recipe keeps about 16% of them, arXiv 2509.25149).
+  bool low_precision_mlp_only = false;
+  int high_precision_layers = 0;
   Efficiency eff;
   double dp_overlap = 0.5;  // share of data-parallel gradient traffic hidden behind the backward pass
   // Shares of tensor-parallel and expert all-to-all traffic hidden behind compute: 0 is
@@ -65,9 +90,11 @@ struct StepSettings {
   // optimizer's update; 0: no host to offload to.
   ByteRate host_memory_bw = bytes_per_s(0);
 };
-// Sets the compute precision and what follows from it: 32-bit weights under fp32/tf32, 16-bit
-// otherwise; FP8 copies of the saved linear-layer inputs under fp8.
-void set_precision(StepSettings& st, DType compute);
+// Sets the precision and what follows from it: 32-bit weights under fp32/tf32, 16-bit otherwise;
+// quantised copies of the saved inputs of the linear layers it quantises (all, or the MLP's under
+// low_precision_mlp_only) under a low precision.
+void set_precision(StepSettings& st, Precision p);
+void set_precision(StepSettings& st, DType compute);  // fp8 as Precision::fp8, fp4 as nvfp4
 
 
 // One step of one layout, term by term (their sum is `total`). Typed at the boundary: the step
