@@ -427,6 +427,15 @@ TEST_CASE("bad layouts and settings are usage errors", "[memory]") {
   apply_setting(s, "model", "llama-2-7b");
   apply_setting(s, "heads", "33");
   CHECK_THROWS_WITH(resolve(s, c), Catch::Matchers::Contains("does not divide"));
+  // The library itself refuses a zero degree (the settings table never passes one on).
+  const StepModel sm = a100_gpt(4, 2048, 16, 2048);
+  for (auto set : {+[](LayoutConstraints& k) { k.tp = 0; }, +[](LayoutConstraints& k) { k.micro_batch = 0; },
+                   +[](LayoutConstraints& k) { k.pp = -1; }, +[](LayoutConstraints& k) { k.global_batch = 0; }}) {
+    LayoutConstraints k;
+    set(k);
+    CHECK_THROWS_WITH(search_layouts(sm, 8, k, 0, 1), Catch::Matchers::Contains("expected a whole number of at least 1"));
+  }
+  CHECK_THROWS_AS(search_layouts(sm, 0, LayoutConstraints{}, 0, 1), Error);
 }
 
 namespace {

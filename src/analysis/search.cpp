@@ -93,9 +93,22 @@ void micro_batch_values(const std::optional<int>& global_batch, double target_se
 // the nearest multiple of micro x dp to batch_tokens.
 constexpr auto every_group = [](const Layout&) { return true; };
 
+// Every degree a constraint fixes is a whole number of at least 1 (the settings table keeps the
+// command line and plans there; a caller of the library that does not gets a usage error, not a
+// division by zero).
+void check_constraints(const LayoutConstraints& c, int gpus) {
+  const std::pair<const char*, const std::optional<int>*> degrees[] = {
+      {"tp", &c.tp}, {"pp", &c.pp}, {"dp", &c.dp}, {"cp", &c.cp}, {"ep", &c.ep},
+      {"micro-batch", &c.micro_batch}, {"global-batch", &c.global_batch}, {"interleave", &c.interleave}};
+  for (const auto& [name, v] : degrees)
+    if (*v && **v < 1) fail(Exit::usage, fmt::format("--{} {}: expected a whole number of at least 1", name, **v));
+  if (gpus < 1) fail(Exit::usage, fmt::format("--gpus {}: expected a whole number of at least 1", gpus));
+}
+
 template <typename F, typename G = decltype(every_group)>
 long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const LayoutConstraints& c, double batch_tokens, F f,
                G group = every_group) {
+  check_constraints(c, gpus);
   const int seq_len = st.seq_len;
   long count = 0;
   bool stop = false;
