@@ -206,6 +206,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
     Efficiency& e = j.step.eff;
     e.gemm_max = std::min(1.0, e.gemm_max * s.efficiency_scale);
     e.gemm_max_fp8 = std::min(1.0, e.gemm_max_fp8 * s.efficiency_scale);
+    e.gemm_max_fp4 = std::min(1.0, e.gemm_max_fp4 * s.efficiency_scale);
     e.memory = std::min(1.0, e.memory * s.efficiency_scale);
     j.assumptions.push_back(fmt::format("efficiency scaled by {} (efficiency-scale)", s.efficiency_scale));
   }

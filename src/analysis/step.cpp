@@ -209,7 +209,7 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   // 16 bits (Transformer Engine keeps softmax and attention in BF16).
   const double peak16 = d.peak_for(DType::bf16).value();
   // (Two doubles, not a copy of Efficiency: this runs millions of times and must not allocate.)
-  const double gmax = gemm_ceiling(e, d, st.compute_dtype);
+  const double gmax = st.precision == Precision::nvfp4 ? e.gemm_max_fp4 : gemm_ceiling(e, d, st.compute_dtype);
   auto geff = [&](double m_, double k_, double n_) { return gemm_curve(gmax, e.gemm_half, m_, k_, n_); };
 
   const double s = static_cast<double>(st.train.seq_len) / l.cp;  // tokens per sequence on this rank

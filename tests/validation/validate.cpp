@@ -947,8 +947,8 @@ std::string runs_section(const Catalog& cat) {
     const double predicted = d.data.find("gpu_hours")->as_number();
     const double err = predicted / r.gpu_hours - 1;
     sum.errors.push_back(std::fabs(err));
-    corpus().push_back({"published run (GPU-hours)", sc.model, resolve_device(cat, sc.gpu).family,
-                        model_from_record(cat.get("models", sc.model)).moe() ? "moe" : "dense", err});
+    add_to_corpus("published run (GPU-hours)", model_from_record(cat.get("models", sc.model)), resolve_device(cat, sc.gpu),
+                  err, 0, parse_precision(sc.precision));
     table += fmt::format("| {} | `{}` | {:.3g} M | {:.3g} M | {:+.0f}% | {} |\n", r.name, r.settings, r.gpu_hours / 1e6,
                          predicted / 1e6, 100 * err, r.source);
   }

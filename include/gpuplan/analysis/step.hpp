@@ -15,7 +15,10 @@ struct Efficiency {
   // k at which a GEMM reaches half its ceiling is gemm_k_halves x gemm_half (see gemm_eff).
   double gemm_half = 512;
   double gemm_max_fp8 = 0.68;  // large FP8 GEMMs (where the device has FP8)
-  double gemm_max_fp4 = 0.68;  // large FP4 GEMMs (where the device has FP4): no sourced measurement, an estimate
+  // GEMMs of the NVFP4 training recipe (its Hadamard transforms, 2D weight scaling and stochastic
+  // rounding lumped in), over the FP4 peak: a fit on Blackwell (step.cpp), an estimate elsewhere.
+  // Inference's FP4 GEMMs keep gemm_max.
+  double gemm_max_fp4 = 0.68;
   double memory = 0.85;     // streaming bandwidth
   double link = 0.8;        // achievable fraction of link bandwidth for NCCL-class collectives
   // FlashAttention-2's ceiling as a share of the dense peak where it is slower than the default
@@ -43,9 +46,8 @@ inline double gemm_curve(double max, double half, double m, double k, double n) 
   const double tiles = m * n * (1.0 / (128 * 128));
   return max * k / (k + gemm_k_halves * half) * tiles / (tiles + gemm_tile_half);
 }
-// The GEMM ceiling of a compute precision: FP8's or FP4's own where the device has those tensor rates.
+// The GEMM ceiling of a compute precision: FP8's own where the device has FP8 tensor rates.
 inline double gemm_ceiling(const Efficiency& e, const Device& d, DType compute) {
-  if (compute == DType::fp4 && d.peak[static_cast<int>(DType::fp4)] > 0) return e.gemm_max_fp4;
   return compute == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0 ? e.gemm_max_fp8 : e.gemm_max;
 }
 // Efficiency of an (m x k) by (k x n) GEMM on the curve.
