@@ -314,7 +314,10 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   // Flash attention's backward recomputes the scores and probabilities it did not keep: five
   // matrix products against the forward's two, 2.5x its FLOPs (the flash-attention repository's
   // benchmark convention, benchmarks/benchmark_flash_attention.py), not the 2x of stored scores.
-  if (st.train.flash_attention) bwd += 0.5 * per_stage * attn_core;
+  // It also runs slower than the forward pass: 0.87 of its rate for FlashAttention-2 (322 of 370
+  // TFLOP/s) and for FlashAttention-3 (561 of 648) on an H100 at head dim 128 and 16K tokens (Shah
+  // et al. 2024, FlashAttention-3, forward and backward speed figures).
+  if (st.train.flash_attention) bwd += (2.5 / flash_bwd_rate - 2) * per_stage * attn_core;
   bwd += per_stage * (cp_merge_bwd - 2 * cp_merge_fwd);
   const bool adapters = adapters_only(st.train);
   // Frozen base weights (LoRA, QLoRA): the backward pass skips the weight-gradient GEMMs, half of

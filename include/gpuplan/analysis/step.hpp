@@ -42,6 +42,8 @@ double gemm_half_of(const Device& d);
 constexpr double gemm_k_halves = 2.5, gemm_tile_half = 50;
 // Flash attention's rate over its ceiling is L / (L + flash_keys_half) for L keys a call (step.cpp).
 constexpr double flash_keys_half = 238;
+// Flash attention's backward rate over its forward rate (FlashAttention-3 paper, H100; step.cpp).
+constexpr double flash_bwd_rate = 0.87;
 inline double gemm_curve(double max, double half, double m, double k, double n) {
   const double tiles = m * n * (1.0 / (128 * 128));
   return max * k / (k + gemm_k_halves * half) * tiles / (tiles + gemm_tile_half);
