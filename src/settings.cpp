@@ -72,6 +72,9 @@ void apply_framework(Scenario& s, const std::string& name) {
   // Engine's fused attention. Chosen after seeing torchtitan's H100 rows, whose attention ran at
   // an FA2 rate: in sample for that choice.
   if (pytorch_fsdp && !s.has("attention")) s.step.train.flash_attention = true, s.step.train.flash2 = true;
+  // FSDP's mixed precision keeps fp32 shards as the master weights (FSDP2's MixedPrecisionPolicy,
+  // torchtitan's param bf16 / reduce fp32 default): no 16-bit shard beside them.
+  s.step.train.fp32_shards = pytorch_fsdp;
   s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}", name, s.step.tp_overlap,
                                 s.step.dp_overlap, sharded ? ", ZeRO-3 (full sharding)" : "",
                                 s.step.train.flash2 ? ", attention flash2 (PyTorch SDPA)" : ""));

@@ -110,6 +110,7 @@ TEST_CASE("a framework sets its defaults where the flags have not", "[settings]"
   CHECK(fsdp.layout.zero == 3);
   CHECK(fsdp.step.dp_overlap == 0.5);  // prefetched, yet sharing the SMs with compute
   CHECK((fsdp.step.train.flash_attention && fsdp.step.train.flash2));  // PyTorch SDPA's FA2
+  CHECK(fsdp.step.train.fp32_shards);  // FSDP's fp32 shards are the master weights
   Scenario eager;
   apply_setting(eager, "attention", "eager");  // given first: the framework keeps it
   apply_setting(eager, "framework", "torchtitan");
@@ -117,6 +118,7 @@ TEST_CASE("a framework sets its defaults where the flags have not", "[settings]"
   Scenario maxtext;
   apply_setting(maxtext, "framework", "maxtext");
   CHECK((maxtext.layout.zero == 3 && maxtext.step.dp_overlap == 1));
+  CHECK_FALSE(maxtext.step.train.fp32_shards);
   CHECK(fsdp.step.tp_overlap == 0);
   Scenario nemo;
   apply_setting(nemo, "tp-overlap", "0.5");  // given first: the framework keeps it

@@ -190,7 +190,8 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     // GiB (1F1B) and 72.7 GiB (interleaved); the shards alone would be about 20 GiB.
     const bool fsdp_pipeline = l.zero >= 3 && l.pp > 1;
     const bool weights_sharded = l.zero >= 3 && !fsdp_pipeline;
-    mb.weights = bytes(sharded(w, weights_sharded));
+    // (PyTorch FSDP keeps no 16-bit shard: its fp32 shard is the master, in `optimizer`.)
+    mb.weights = bytes(weights_sharded && st.fp32_shards ? 0 : sharded(w, weights_sharded));
     // DualPipe keeps two copies of the parameters, one for each direction (same table).
     if (st.schedule == Schedule::dualpipe && l.pp > 1) mb.weights *= 2.0;
     if (adapters) mb.weights += bytes(base_weight_bytes(st) * (weights_sharded ? g.sharded : g.params));

@@ -29,6 +29,11 @@ struct TrainSettings {
   int seq_len = 4096;
   int weight_bytes = 2;     // bf16/fp16 weights (fp8 training keeps bf16 weights, as Transformer Engine)
   int grad_bytes = 4;       // Megatron's fp32 main gradients; 2 for 16-bit gradients
+  // PyTorch FSDP's mixed precision (FSDP1 MixedPrecision, FSDP2 MixedPrecisionPolicy): the sharded
+  // parameters are fp32 and are the optimizer's master weights; their 16-bit copies exist only
+  // while a unit is gathered. Under ZeRO-3 without pipelining no 16-bit weight shard persists, so
+  // the model states are 4 + 12 bytes per parameter over dp, not DeepSpeed's 2 + 4 + 12.
+  bool fp32_shards = false;
   // Bytes per element of the inputs the linear layers keep for their weight gradients: 2, or the
   // quantised copy's (block scales included) under a low precision, where Transformer Engine keeps
   // the copy it multiplied with: of the MLP's (and experts') layers, and of attention's projections.
