@@ -53,6 +53,7 @@ struct CorpusCase {
   double error = 0;
   int seq = 0;  // tokens per sequence (0: the model's default, under 32K)
   std::string precision;  // fp8, mxfp8 or nvfp4 where a case ran a low precision
+  std::string finetune;   // lora or qlora where a case fine-tuned adapters
 };
 // A scenario with no flags given (for resolve_host's default host).
 const Scenario& no_flags() {
@@ -75,9 +76,9 @@ std::vector<CorpusCase>& corpus() {
   return cases;
 }
 void add_to_corpus(std::string source, const ModelArch& m, const Device& d, double error, int seq,
-                   Precision p = Precision::bf16) {
+                   Precision p = Precision::bf16, Finetune f = Finetune::none) {
   corpus().push_back({std::move(source), m.id, d.family, m.moe() ? "moe" : "dense", error, seq,
-                      low_precision(p) ? to_string(p) : std::string()});
+                      low_precision(p) ? to_string(p) : std::string(), f == Finetune::lora ? "lora" : ""});
 }
 
 std::vector<std::string> csv_cells(const std::string& line) {
@@ -358,9 +359,9 @@ std::string throughput_section(const Catalog& cat, bool& ok) {
     if (r.recompute == 0) c.recompute = Recompute::none;
     if (r.recompute == 2) c.recompute = Recompute::full;
     // FSDP full sharding (llm-foundry's FULL_SHARD; torchtitan's FSDP2 over the data-parallel
-    // ranks in every layout)
+    // ranks in every layout), whose fp32 shards are the master weights (--framework fsdp)
     if ((r.tp == 1 && r.pp == 1 && std::string(r.source) == "MosaicML") || std::string(r.source).rfind("torchtitan", 0) == 0)
-      c.zero = 3;
+      c.zero = 3, sm.settings.train.fp32_shards = true;
     SearchResult res = search_layouts(sm, r.gpus, c, 4.0 * 1024 * 1024, 1);
     // The datasheet peak, as the tool's MFU uses (under a power limit too).
     const double peak = sm.device.peak_for(sm.settings.compute_dtype).value() / sm.device.clock_scale;
@@ -792,6 +793,93 @@ std::string bridge_section(const Catalog& cat) {
       sum.errors.size(), rows, 100 * sum.median(), 100 * sum.max(), table);
 }
 
+// ---- NeMo AutoModel's performance summary (NVIDIA-NeMo/Automodel docs/performance-summary.md, "Last
+// Updated 2025-10-02", the version whose LoRA table runs TP 2 x FSDP): PyTorch FSDP2 on DGX H100,
+// BF16, tokens/s/GPU, each at its published layout, with what its benchmark config sets
+// (examples/benchmark/configs/*_te_deepep.yaml, examples/llm_pretrain/llama3_1_70b_pretrain_benchmark_
+// 8nodes_tp1cp2pp1.yaml, examples/llm_finetune/{llama3_1,qwen,llama3_3}/*peft_benchmark*.yaml):
+// activation checkpointing (full) or none, the attention kernels (Transformer Engine's fused
+// attention: flash; PyTorch SDPA in the Hugging Face models (force_hf) and FlexAttention: flash2),
+// async TP (tp-overlap 1). LoRA rows: rank 16 on every linear layer, frozen bf16 base. DeepEP's
+// dispatch is an all-to-all as the step model prices it. Nothing was fitted on these rows. Left out:
+// the Nemotron V3 rows (hybrid Mamba layers, which the catalog's schema has no form for), Kimi K2
+// (not in the catalog).
+struct AutoModelRow {
+  const char* model;
+  int gpus, global_batch, micro_batch, seq, tp, pp, cp, vp, ep;
+  Recompute recompute;
+  bool flash2;        // PyTorch SDPA or FlexAttention rather than Transformer Engine's attention
+  bool lora;          // LoRA rank 16 on every linear layer
+  double tp_overlap;  // async TP: 1
+  double tokens_per_s_per_gpu;
+};
+constexpr AutoModelRow automodel_rows[] = {
+    {"qwen3-30b-a3b", 8, 512, 4, 4096, 1, 1, 1, 1, 8, Recompute::full, false, false, 0, 12040},
+    {"gpt-oss-20b", 8, 256, 2, 4096, 1, 1, 1, 1, 8, Recompute::none, true, false, 0, 13058},
+    {"gpt-oss-120b", 64, 512, 2, 4096, 1, 1, 1, 1, 64, Recompute::none, true, false, 0, 7626},
+    {"deepseek-v3", 1024, 8192, 1, 4096, 1, 4, 1, 8, 64, Recompute::full, false, false, 0, 865},
+    {"deepseek-v3", 256, 512, 1, 4096, 1, 4, 1, 8, 64, Recompute::full, false, false, 0, 1002},
+    {"llama-3.1-70b", 64, 128, 1, 8192, 1, 1, 2, 1, 1, Recompute::full, true, false, 0, 866.77},
+    {"llama-3.1-8b", 1, 32, 2, 4096, 1, 1, 1, 1, 1, Recompute::none, true, true, 0, 12472.87},
+    {"qwen2.5-7b", 1, 32, 2, 4096, 1, 1, 1, 1, 1, Recompute::none, true, true, 0, 14110.05},
+    {"llama-3.3-70b", 8, 32, 2, 4096, 2, 1, 1, 1, 1, Recompute::full, false, true, 1, 1091.85},
+    {"qwen2.5-32b", 8, 32, 2, 4096, 2, 1, 1, 1, 1, Recompute::full, false, true, 1, 2250.31},
+    {"llama-3.3-70b", 16, 32, 2, 4096, 2, 1, 1, 1, 1, Recompute::full, false, true, 1, 984.85},
+    {"qwen2.5-32b", 16, 32, 2, 4096, 2, 1, 1, 1, 1, Recompute::full, false, true, 1, 2072.89},
+};
+
+std::string automodel_section(const Catalog& cat) {
+  std::string table = "| model | gpus | layout | attention | fine-tuning | measured tokens/s/GPU | predicted | error |\n"
+                      "|---|---:|---|---|---|---:|---:|---:|\n";
+  Summary sum;
+  int fits = 0;
+  for (const auto& r : automodel_rows) {
+    const ModelArch m = model_from_record(cat.get("models", r.model));
+    StepModel sm = catalog_step_model(cat, m, "h100-sxm", r.seq, Precision::bf16);
+    sm.settings.train.flash2 = r.flash2;
+    sm.settings.train.fp32_shards = true;  // FSDP2's mixed precision, as --framework fsdp
+    sm.settings.tp_overlap = r.tp_overlap;
+    if (r.lora) sm.settings.train.finetune = Finetune::lora, sm.settings.train.lora_rank = 16;
+    LayoutConstraints c;
+    c.tp = r.tp, c.pp = r.pp, c.cp = r.cp, c.ep = r.ep, c.interleave = r.vp, c.micro_batch = r.micro_batch;
+    c.global_batch = r.global_batch, c.zero = 3, c.recompute = r.recompute, c.offload = offload_none;
+    if (r.recompute == Recompute::full) c.recompute_layers = 0;  // every layer, as the configs checkpoint them
+    const std::string layout = fmt::format("fsdp tp{} pp{} cp{} v{} ep{} mb{} gb{} {}", r.tp, r.pp, r.cp, r.vp, r.ep,
+                                           r.micro_batch, r.global_batch, to_string(r.recompute));
+    const SearchResult res = search_layouts(sm, r.gpus, c, 0, 1);
+    const char* attention = r.flash2 ? "flash2" : "flash";
+    if (res.top.empty()) {
+      table += fmt::format("| {} | {} | {} | {} | {} | {:.0f} | does not fit | - |\n", r.model, r.gpus, layout, attention,
+                           r.lora ? "LoRA r16" : "-", r.tokens_per_s_per_gpu);
+      continue;
+    }
+    ++fits;
+    const double predicted = res.top.front().tokens_per_s / r.gpus, err = predicted / r.tokens_per_s_per_gpu - 1;
+    sum.errors.push_back(std::fabs(err));
+    add_to_corpus("NeMo AutoModel", m, sm.device, err, r.seq, Precision::bf16, sm.settings.train.finetune);
+    table += fmt::format("| {} | {} | {} | {} | {} | {:.0f} | {:.0f} | {:+.0f}% |\n", r.model, r.gpus, layout, attention,
+                         r.lora ? "LoRA r16" : "-", r.tokens_per_s_per_gpu, predicted, 100 * err);
+  }
+  const std::size_t rows = std::size(automodel_rows);
+  std::printf("automodel: cases %d of %zu fit, median %.0f%% max %.0f%%\n", fits, rows, 100 * sum.median(), 100 * sum.max());
+  return fmt::format(
+      "## NeMo AutoModel (PyTorch FSDP2 on H100, BF16; part of the training corpus)\n\n"
+      "Pre-training and LoRA fine-tuning tokens/s/GPU of NeMo AutoModel's benchmark recipes (docs/performance-summary.md, "
+      "2025-10-02), each at its published layout with its config's activation checkpointing, attention kernels and "
+      "async TP; LoRA at rank 16 on every linear layer over a frozen bf16 base. {} of {} rows fit in memory as the "
+      "model counts it; on those, median absolute error {:.0f}%, max {:.0f}%. None of the constants was fitted on "
+      "them. The LoRA rows, the first fine-tuning cases, are within 13%: a frozen base's backward without weight "
+      "gradients and the base's gathers are priced as run. The Qwen3 30B row runs the recipe Megatron-Bridge's H100 "
+      "table runs 2-4x slower (above): here, with DeepEP at micro-batch 4, the devices' work sets the pace, and the "
+      "model is 24% slow. The FSDP pre-training rows are slow by 24-34%, and for the dense one the cause is plain: "
+      "Llama 3.1 70B (FSDP 32 x CP 2, 4 micro-batches a step, explicit FSDP2 prefetching) measures 18.9 s a step "
+      "against 18.6 s of modelled compute, while the model exposes half of ZeRO-3's per-micro-batch gathers (6.9 s). "
+      "Hiding them behind each micro-batch's compute puts it within 2% but moves MosaicML's and torchtitan's FSDP "
+      "rows 4-9 pp fast and the two-node LoRA rows to +29%: those runs expose about half, so the frameworks differ "
+      "here, and the rule was left as it is.\n\n{}\n",
+      fits, rows, 100 * sum.median(), 100 * sum.max(), table);
+}
+
 // ---- MaxText on TPU: AI-Hypercomputer/maxtext docs/reference/models/tiering.md (at 20a91e1),
 // "Approx tokens/sec/device" of the Gold and Silver pre-training recipes on Trillium (v6e) and v5p,
 // BF16. MaxText shards the model over the slice's ICI (FSDP, ZeRO-3) without pipelining; the
@@ -875,7 +963,7 @@ std::string memory_section(const Catalog& cat) {
   for (const auto& r : memory_rows) {
     const ModelArch m = model_from_record(cat.get("models", r.model));
     StepModel sm = catalog_step_model(cat, m, "h100-sxm-96gb", r.seq, parse_precision(r.precision));
-    sm.settings.train.flash2 = true;
+    sm.settings.train.flash2 = true, sm.settings.train.fp32_shards = true;  // as --framework torchtitan
     Layout l;
     l.tp = r.tp, l.cp = r.cp, l.dp = r.gpus / (r.tp * r.cp), l.zero = 3, l.recompute = r.recompute;
     l.micro_batch = r.micro_batch, l.global_batch = r.micro_batch * l.dp, l.sequence_parallel = r.tp > 1;
@@ -919,6 +1007,7 @@ std::string corpus_section() {
     add("device family: " + c.device, c.error);
     if (c.seq >= 32768) add("context: 32K tokens or more", c.error);
     if (!c.precision.empty()) add("precision: " + c.precision, c.error);
+    if (!c.finetune.empty()) add("fine-tuning: " + c.finetune, c.error);
   }
   std::string table = "| cases | n | median | max | within 35% |\n|---|---:|---:|---:|---:|\n";
   for (const auto& g : groups)
@@ -928,8 +1017,8 @@ std::string corpus_section() {
   std::printf("training corpus: cases %zu median %.1f%% max %.0f%%\n", all.errors.size(), 100 * all.median(), 100 * all.max());
   return fmt::format(
       "## Public training corpus (target of the training issue: median absolute error at most 10%, none beyond 35%)\n\n"
-      "Every throughput or GPU-hours case below (NeMo 24.12, MosaicML and torchtitan tables, Megatron-Bridge 25.11 and 26.02, MaxText on TPU, "
-      "published runs): {} cases, median absolute error {:.1f}%, max {:.0f}%: median target {}, max target {}. The "
+      "Every throughput or GPU-hours case below (NeMo 24.12, MosaicML and torchtitan tables, Megatron-Bridge 25.11 and 26.02, "
+      "NeMo AutoModel, MaxText on TPU, published runs): {} cases, median absolute error {:.1f}%, max {:.0f}%: median target {}, max target {}. The "
       "errors are of tokens/s (GPU-hours for the runs); by source, kind and device family:\n\n{}\n",
       all.errors.size(), 100 * all.median(), 100 * all.max(), all.median() <= 0.10 ? "met" : "not met",
       all.max() <= 0.35 ? "met" : "not met", table);
@@ -984,6 +1073,7 @@ int main(int argc, char** argv) {
   if (korthikanti) text += korthikanti_section(korthikanti);
   std::string training = throughput_section(cat, tp_ok);
   training += bridge_section(cat);
+  training += automodel_section(cat);
   training += maxtext_section(cat);
   training += runs_section(cat);
   text += corpus_section() + training + memory_section(cat);
