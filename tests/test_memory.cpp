@@ -270,6 +270,15 @@ TEST_CASE("FP8 training keeps one-byte copies of the linear layers' inputs", "[m
   CHECK(ss.train.weight_bytes == 4);
 }
 
+TEST_CASE("AMD Instinct GEMM ceilings are the measured best-shape matmul rates", "[step]") {
+  // stas00/ml-engineering's MAMF table (ROCm 6.2): MI300X 781.9 of 1,300 TFLOP/s, MI250X 147.0 of 191.5
+  // per GCD. MI325X shares MI300X's CDNA 3 die and software.
+  Catalog c = Catalog::builtin();
+  CHECK(default_efficiency(resolve_device(c, "mi300x")).gemm_max == Approx(781.9 / 1300).epsilon(1e-3));
+  CHECK(default_efficiency(resolve_device(c, "mi325x")).gemm_max == Approx(781.9 / 1300).epsilon(1e-3));
+  CHECK(default_efficiency(resolve_device(c, "mi250x")).gemm_max == Approx(147.0 / 191.5).epsilon(1e-3));
+}
+
 TEST_CASE("the GEMM size scale follows the device's FLOPs per byte of bandwidth", "[step]") {
   Catalog c = Catalog::builtin();
   // 512 on the A100 80GB it was fitted on; H100 SXM 989.4 TFLOP/s over 3.35 TB/s against the

@@ -38,6 +38,13 @@ Efficiency default_efficiency(const Device& d) {
     e.gemm_max_fp4 = 0.40;
     e.memory = 0.85;
     e.origin = "estimate (Hopper's measured figures carried over)";
+  } else if (family == "cdna3" || family == "cdna2") {
+    // BF16 matmul at its best shape over the dense peak (MAMF, stas00/ml-engineering
+    // compute/accelerator/README.md, ROCm 6.2): MI300X 781.9 of 1,300 (60.1%; 450 under ROCm 6.1),
+    // MI250X 147.0 of 191.5 per GCD (76.7%). FP8 and memory have no sourced measurement.
+    e.gemm_max = family == "cdna3" ? 0.601 : 0.767;
+    e.memory = 0.85;
+    e.origin = "GEMM ceiling measured (MAMF, ROCm 6.2); memory an estimate";
   } else {
     e.gemm_max = 0.75;
     e.memory = 0.85;
