@@ -802,8 +802,7 @@ std::string bridge_section(const Catalog& cat) {
 // attention: flash; PyTorch SDPA in the Hugging Face models (force_hf) and FlexAttention: flash2),
 // async TP (tp-overlap 1). LoRA rows: rank 16 on every linear layer, frozen bf16 base. DeepEP's
 // dispatch is an all-to-all as the step model prices it. Nothing was fitted on these rows. Left out:
-// the Nemotron V3 rows (hybrid Mamba layers, which the catalog's schema has no form for), Kimi K2
-// (not in the catalog).
+// the Nemotron V3 rows (hybrid Mamba layers, which the catalog's schema has no form for).
 struct AutoModelRow {
   const char* model;
   int gpus, global_batch, micro_batch, seq, tp, pp, cp, vp, ep;
@@ -819,6 +818,7 @@ constexpr AutoModelRow automodel_rows[] = {
     {"gpt-oss-120b", 64, 512, 2, 4096, 1, 1, 1, 1, 64, Recompute::none, true, false, 0, 7626},
     {"deepseek-v3", 1024, 8192, 1, 4096, 1, 4, 1, 8, 64, Recompute::full, false, false, 0, 865},
     {"deepseek-v3", 256, 512, 1, 4096, 1, 4, 1, 8, 64, Recompute::full, false, false, 0, 1002},
+    {"kimi-k2", 256, 512, 1, 4096, 1, 8, 1, 4, 32, Recompute::full, false, false, 0, 924},
     {"llama-3.1-70b", 64, 128, 1, 8192, 1, 1, 2, 1, 1, Recompute::full, true, false, 0, 866.77},
     {"llama-3.1-8b", 1, 32, 2, 4096, 1, 1, 1, 1, 1, Recompute::none, true, true, 0, 12472.87},
     {"qwen2.5-7b", 1, 32, 2, 4096, 1, 1, 1, 1, 1, Recompute::none, true, true, 0, 14110.05},
