@@ -308,6 +308,15 @@ constexpr ThroughputRow throughput_rows[] = {
     {"Nemotron-4 340B report", "nemotron-4-340b", "h100-sxm", 1536, 8, 12, 1, 0, 4096, 768, "bf16", -1, 198.8, 1},
     {"Nemotron-4 340B report", "nemotron-4-340b", "h100-sxm", 3072, 8, 12, 1, 0, 4096, 1536, "bf16", -1, 198.8, 1},
     {"Nemotron-4 340B report", "nemotron-4-340b", "h100-sxm", 6144, 8, 12, 1, 0, 4096, 2304, "bf16", -1, 192.0, 1},
+    // The Llama 3 Herd of Models (Meta 2024, arXiv 2407.21783) Table 4: Llama 3 405B pre-training on
+    // H100 80GB (700 W), BF16, TP 8 x PP 16, DP 64 and 128, 8,192-token sequences, 16M tokens a
+    // batch (2,048 sequences), 430 and 400 TFLOP/s per GPU (43% and 41% BF16 MFU). Converted to
+    // tokens/s/GPU under this section's 6N + 12 L s d (2.625e12 FLOPs a token): 163.8 and 152.4.
+    // Meta's schedule interleaves stages (searched here) and its TP traffic is taken as exposed,
+    // Megatron's default (chosen before running). The third row (CP 16 at 131K tokens) is left out:
+    // its DP is printed as 4 where TP x CP x PP x DP must make 16,384.
+    {"Llama 3 paper", "llama-3.1-405b", "h100-sxm", 8192, 8, 16, 1, 0, 8192, 2048, "bf16", -1, 163.8},
+    {"Llama 3 paper", "llama-3.1-405b", "h100-sxm", 16384, 8, 16, 1, 0, 8192, 2048, "bf16", -1, 152.4},
     // LLaMA (Touvron et al. 2023, arXiv 2302.13971) section 2.4: the 65B model "processes around 380
     // tokens/sec/GPU on 2048 A100 GPU with 80GB of RAM" (2,048-token sequences, 4M-token batches),
     // with xformers' memory-efficient causal attention and selective checkpointing; layout not
