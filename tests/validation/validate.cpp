@@ -529,6 +529,12 @@ constexpr RunRow run_rows[] = {
      "model=bloom-176b gpu=a100-80gb gpus=384 tokens=366B tp=4 pp=12 dp=8 micro-batch=2 global-batch=2048 zero=1 "
      "recompute=full attention=eager sequence-parallel=false framework=megatron",
      1082990, "Luccioni et al. 2022 (arXiv 2211.02001): 1,082,990 A100 hours on 384 GPUs; layout as published"},
+    // StarCoderBase (Li et al. 2023, arXiv 2305.06161, section 5.6): 1T tokens of 8,192 on 512 A100
+    // 80GB with Megatron-LM, TP 4 x PP 4 (16 GPUs a replica), batches of 4M tokens; the
+    // bigcode/starcoder model card gives 320,256 GPU hours of pre-training (24 days on 512 GPUs
+    // would be 294,912).
+    {"StarCoderBase 15.5B", "model=starcoder-15b gpu=a100-80gb gpus=512 tokens=1T seq-len=8192 tp=4 pp=4", 320256,
+     "bigcode/starcoder model card (512 A100, 320,256 GPU hours); StarCoder paper (arXiv 2305.06161): 1T tokens, TP 4 x PP 4"},
     {"DeepSeek-V3 (DualPipe)", "model=deepseek-v3 gpu=h800 gpus=2048 tokens=14.8T precision=fp8 pipeline-schedule=dualpipe", 2.664e6,
      "DeepSeek-V3 report (arXiv 2412.19437) Table 1: 2,664K H800 hours of pre-training on 2,048 GPUs"},
 };
