@@ -247,6 +247,30 @@ TEST_CASE("Frontier from the catalog: 74 cabinets and its HPL power within 15 pe
   CHECK(p.it_peak.value() == Approx(24.6e6).epsilon(0.15));
 }
 
+TEST_CASE("El Capitan from the catalog: 87 cabinets and a lower bound of its HPL power") {
+  // The Next Platform (2024-11-18): 11,136 nodes of four MI300A in liquid-cooled Cray EX cabinets,
+  // at least 87 compute racks. TOP500 November 2024: 29,581 kW during HPL on 43,808 APUs, 2.70 kW
+  // a node, above the four packages' 550 W TBP. The nameplate (those four TBPs, nothing else) is
+  // a lower bound, and so is the average draw, 76% of it: 10,952 x 2,200 W x 0.76 = 18.3 MW,
+  // 38% under HPL's (tests/validation/FACILITIES.md).
+  Catalog c = Catalog::builtin();
+  Scenario s;
+  Device d = resolve_device(c, "mi300a");
+  Facility f = resolve_facility(s, c, d);
+  CHECK((f.node.id == "hpe-cray-ex255a" && f.node.devices == 4 && f.nics_per_node == 4 && f.node.liquid_cooled));
+  PowerInput pi;
+  pi.nodes = 44544 / f.node.devices;
+  pi.node = f.node;
+  pi.avg_fraction = f.power_fraction;
+  pi.rack_power = f.site.rack_power;
+  pi.rack_units = f.site.rack_units;
+  const Power p = cluster_power(pi);
+  CHECK((p.racks == 87 && p.nodes_per_rack == 128 && p.rack_limit == RackLimit::packaging));
+  pi.nodes = 43808 / f.node.devices;
+  CHECK(cluster_power(pi).it_avg.value() == Approx(10952 * 2200 * 0.76).epsilon(1e-9));
+  CHECK(cluster_power(pi).it_avg.value() < 29.581e6);
+}
+
 TEST_CASE("Buy versus cloud breaks even when the capital is repaid by the monthly saving") {
   OwnedInput in;
   in.devices = 8;
