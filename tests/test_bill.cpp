@@ -14,7 +14,18 @@ using Approx = Catch::Detail::Approx;
 
 namespace {
 constexpr double hour = 3600;
+
+// `devices` in the catalog's nodes at the site's rack limits and the facility's average draw.
+PowerInput catalog_cluster(const Facility& f, int devices) {
+  PowerInput pi;
+  pi.nodes = devices / f.node.devices;
+  pi.node = f.node;
+  pi.avg_fraction = f.power_fraction;
+  pi.rack_power = f.site.rack_power;
+  pi.rack_units = f.site.rack_units;
+  return pi;
 }
+}  // namespace
 
 TEST_CASE("BLOOM training energy from its GPU-hours at A100 TDP") {
   // Luccioni, Viguier and Ligozat 2022, "Estimating the Carbon Footprint of BLOOM" (arXiv 2211.02001):
@@ -212,12 +223,7 @@ TEST_CASE("A GB200 NVL72 scalable unit from the catalog: 8 racks and a NIC per G
   // down and 32 up, 576 / 32 = 18 leaves, and 18 x 32 / 64 = 9 spines in two tiers.
   CHECK(f.scale_out.id == "ib-ndr");
   CHECK((fab.tiers == 2 && fab.leaf == 18 && fab.spine == 9 && fab.core == 0));
-  PowerInput pi;
-  pi.nodes = 8;
-  pi.node = f.node;
-  pi.rack_power = f.site.rack_power;
-  pi.rack_units = f.site.rack_units;
-  Power p = cluster_power(pi);
+  Power p = cluster_power(catalog_cluster(f, 576));
   CHECK(p.racks == 8);
   // 8 x ~120 kW of compute racks against the SU's 1.2 MW, which also covers its switch and
   // management racks: within 25%.
@@ -234,13 +240,7 @@ TEST_CASE("Frontier from the catalog: 74 cabinets and its HPL power within 15 pe
   Device d = resolve_device(c, "mi250x");
   Facility f = resolve_facility(s, c, d);
   CHECK((f.node.id == "hpe-cray-ex235a" && f.node.devices == 4 && f.nics_per_node == 4 && f.node.liquid_cooled));
-  PowerInput pi;
-  pi.nodes = 37632 / f.node.devices;
-  pi.node = f.node;
-  pi.avg_fraction = f.power_fraction;
-  pi.rack_power = f.site.rack_power;  // 40 kW: a cabinet is still one rack, flagged
-  pi.rack_units = f.site.rack_units;
-  const Power p = cluster_power(pi);
+  const Power p = cluster_power(catalog_cluster(f, 37632));  // 40 kW racks: a cabinet is still one, flagged
   CHECK((p.racks == 74 && p.nodes_per_rack == 128 && p.rack_limit == RackLimit::packaging));
   CHECK((p.rack_over_budget && p.rack_draw.value() == Approx(128 * 2520.0)));
   CHECK(p.it_avg.value() == Approx(21.1e6).epsilon(0.15));
@@ -258,17 +258,11 @@ TEST_CASE("El Capitan from the catalog: 87 cabinets and a lower bound of its HPL
   Device d = resolve_device(c, "mi300a");
   Facility f = resolve_facility(s, c, d);
   CHECK((f.node.id == "hpe-cray-ex255a" && f.node.devices == 4 && f.nics_per_node == 4 && f.node.liquid_cooled));
-  PowerInput pi;
-  pi.nodes = 44544 / f.node.devices;
-  pi.node = f.node;
-  pi.avg_fraction = f.power_fraction;
-  pi.rack_power = f.site.rack_power;
-  pi.rack_units = f.site.rack_units;
-  const Power p = cluster_power(pi);
+  const Power p = cluster_power(catalog_cluster(f, 44544));
   CHECK((p.racks == 87 && p.nodes_per_rack == 128 && p.rack_limit == RackLimit::packaging));
-  pi.nodes = 43808 / f.node.devices;
-  CHECK(cluster_power(pi).it_avg.value() == Approx(10952 * 2200 * 0.76).epsilon(1e-9));
-  CHECK(cluster_power(pi).it_avg.value() < 29.581e6);
+  const Power hpl = cluster_power(catalog_cluster(f, 43808));
+  CHECK(hpl.it_avg.value() == Approx(10952 * 2200 * 0.76).epsilon(1e-9));
+  CHECK(hpl.it_avg.value() < 29.581e6);
 }
 
 TEST_CASE("Buy versus cloud breaks even when the capital is repaid by the monthly saving") {
