@@ -75,8 +75,9 @@ void apply_framework(Scenario& s, const std::string& name) {
   // FSDP's mixed precision keeps fp32 shards as the master weights (FSDP2's MixedPrecisionPolicy,
   // torchtitan's param bf16 / reduce fp32 default): no 16-bit shard beside them.
   s.step.train.fp32_shards = pytorch_fsdp;
-  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}", name, s.step.tp_overlap,
+  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}{}", name, s.step.tp_overlap,
                                 s.step.dp_overlap, sharded ? ", ZeRO-3 (full sharding)" : "",
+                                pytorch_fsdp ? " with fp32 shards as the master weights" : "",
                                 s.step.train.flash2 ? ", attention flash2 (PyTorch SDPA)" : ""));
 }
 
