@@ -100,12 +100,13 @@ TEST_CASE("model states follow Megatron and DeepSpeed closed forms", "[memory]")
     CHECK(pc.largest_tensor == 51200.0 * 4096);  // the embedding
   }
   SECTION("PyTorch FSDP's fp32 shards are the master weights: 16P/N with fp32 gradients") {
-    // fp32 parameter shard (the master, in the optimizer's 12 bytes with Adam's two moments) and the
-    // fp32 gradient shard: 4 + 12 bytes, no 16-bit shard beside them.
+    // The fp32 parameter shard (4P/N, also the optimizer's master copy), the fp32 gradient shard
+    // (4P/N) and Adam's two moments (8P/N): no 16-bit shard beside them.
     l.zero = 3;
     st.fp32_shards = true;
     MemoryBreakdown mb = training_memory(m, pc, st, l);
-    CHECK(bytes_of(mb.weights) == 0);
+    CHECK(bytes_of(mb.weights) == Approx(4 * p / 8).epsilon(1e-12));
+    CHECK(bytes_of(mb.optimizer) == Approx(8 * p / 8).epsilon(1e-12));
     CHECK(states(mb) == Approx(16 * p / 8).epsilon(1e-12));
     // Under pipelining FSDP gathers the stage's 16-bit weights as before: the flag changes nothing.
     l.pp = 2;

@@ -190,8 +190,10 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     // GiB (1F1B) and 72.7 GiB (interleaved); the shards alone would be about 20 GiB.
     const bool fsdp_pipeline = l.zero >= 3 && l.pp > 1;
     const bool weights_sharded = l.zero >= 3 && !fsdp_pipeline;
-    // (PyTorch FSDP keeps no 16-bit shard: its fp32 shard is the master, in `optimizer`.)
-    mb.weights = bytes(weights_sharded && st.fp32_shards ? 0 : sharded(w, weights_sharded));
+    // PyTorch FSDP keeps no 16-bit shard: its weights are the fp32 shard, which is also the
+    // optimizer's master copy, so the optimizer's own state is the rest (Adam's moments).
+    const double master = weights_sharded && st.fp32_shards ? 4 : 0;
+    mb.weights = bytes(master > 0 ? sharded(master, true) : sharded(w, weights_sharded));
     // DualPipe keeps two copies of the parameters, one for each direction (same table).
     if (st.schedule == Schedule::dualpipe && l.pp > 1) mb.weights *= 2.0;
     if (adapters) mb.weights += bytes(base_weight_bytes(st) * (weights_sharded ? g.sharded : g.params));
@@ -199,7 +201,7 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
                          : l.zero >= 3 ? sharded(gr < 4 ? fp32_grad_partition : gr, true)
                                        : (l.zero == 2 && gr >= 4 ? sharded(gr, true) : gr * trained_all));
     if (l.zero == 2 && gr < 4) mb.gradients += bytes(sharded(fp32_grad_partition, true));
-    mb.optimizer = bytes(sharded(o, l.zero >= 1) + (l.zero == 1 ? sharded(fp32_grad_partition, true) : 0));
+    mb.optimizer = bytes(sharded(o - master, l.zero >= 1) + (l.zero == 1 ? sharded(fp32_grad_partition, true) : 0));
     // Host offload (ZeRO-Offload, Ren et al. 2021, section 4.1): the fp32 master weights, the
     // moments and an fp32 gradient partition live on the host, which runs the update; under
     // ZeRO-2 and 3 each reduced gradient bucket goes straight there. ZeRO-Infinity's parameter
@@ -208,7 +210,7 @@ MemoryBreakdown training_memory(const ModelArch&, const ParamCounts& pc, const T
     if (l.offload & offload_optimizer) {
       mb.optimizer = bytes(0);
       if (l.zero >= 2) mb.gradients = bytes(l.zero == 2 && gr < 4 ? gr * trained_all : 0);
-      mb.host += bytes(sharded(o + 4, true));
+      mb.host += bytes(sharded(o + 4 - master, true));  // an fp32 shard stays: the weights
     }
     if (l.offload & offload_weights) {
       mb.host += mb.weights;
