@@ -183,6 +183,11 @@ const std::array table{
     number("ep-overlap", Q::fraction, 0, {}, 0, 1, false, cmd_train | cmd_search, "0",
            "Share of expert all-to-all hidden behind compute (DeepSeek DualPipe ~1)",
            [](Scenario& s, V v) { s.step.ep_overlap = v.number; }),
+    choice("ep-dispatch", "alltoall|deepep", cmd_train | cmd_search, "alltoall",
+           "Expert dispatch: alltoall sends a token to each of its routed experts (Megatron's alltoall "
+           "dispatcher); deepep sends it once to each node that holds one of them, fanning out there over the "
+           "scale-up links (DeepEP, Megatron's flex dispatcher with HybridEP)",
+           [](Scenario& s, V v) { s.step.ep_dedup = v.text == "deepep"; }),
     number("dp-overlap", Q::fraction, 0, {}, 0, 1, false, cmd_train | cmd_search, "0.5",
            "Share of data-parallel gradient traffic hidden behind the backward pass",
            [](Scenario& s, V v) { s.step.dp_overlap = v.number; }),

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "catalog_fixture.hpp"
 #include "gpt_fixture.hpp"
@@ -520,6 +521,31 @@ TEST_CASE("Expert all-to-all across nodes is bound by the scale-out share of the
   l.dp = 32, l.ep = 16, l.global_batch = 2048;  // same tokens per rank, twice the ranks
   const double across = step_time(sm, l).ep_comm.value();
   CHECK(across > 2 * inside);
+}
+
+TEST_CASE("a deduplicating dispatcher sends a token once to each node", "[step]") {
+  // k = 2 experts over 2 nodes: per-expert dispatch sends 2 x 1/2 = 1 copy across; once per node,
+  // the other node is hit with probability 1 - (1/2)^2 = 3/4. DeepSeek-V3's k = 8 over 8 nodes:
+  // 8 x 7/8 = 7 copies against 7 x (1 - (7/8)^8) = 4.60. One node: nothing crosses.
+  CHECK(remote_token_copies(2, 2, false) == Approx(1));
+  CHECK(remote_token_copies(2, 2, true) == Approx(0.75));
+  CHECK(remote_token_copies(8, 8, false) == Approx(7));
+  CHECK(remote_token_copies(8, 8, true) == Approx(7 * (1 - std::pow(7.0 / 8, 8))));
+  CHECK(remote_token_copies(8, 1, true) == 0);
+  // Mixtral (k = 2) on ep 16 over two H100 nodes, one micro-batch of 4,096 tokens: each MoE layer
+  // moves 2 s b h k = 2 x 4,096 x 4,096 x 2 bytes four times (dispatch and combine, forward and
+  // backward); its scale-out share (1 and 0.75 copies of 2) at 50 GB/s x 0.8 a GPU, plus 20 us,
+  // is slower than the NVLink share (7/16 of it at 450 x 0.8 GB/s): 32 layers.
+  StepModel sm = mixtral_on_h100();
+  sm.settings.train.seq_len = 4096;
+  Layout l;
+  l.dp = 16, l.ep = 16, l.zero = 1, l.micro_batch = 1, l.global_batch = 16, l.sequence_parallel = false;
+  const double bytes = 2.0 * 4096 * 4096 * 2, nic = 400e9 / 8 * 0.8;
+  const double per_expert = step_time(sm, l).ep_comm.value();
+  sm.settings.ep_dedup = true;
+  const double once = step_time(sm, l).ep_comm.value();
+  CHECK(per_expert == Approx(32 * 4 * (bytes / 2 * 1 / nic + 20e-6)).epsilon(1e-9));
+  CHECK(once == Approx(32 * 4 * (bytes / 2 * 0.75 / nic + 20e-6)).epsilon(1e-9));
 }
 
 TEST_CASE("pipeline sends carry a tensor-parallel rank's share of the activations with or without sequence parallelism", "[step]") {

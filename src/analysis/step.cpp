@@ -137,6 +137,11 @@ double moe_permute_bytes(const ModelArch& m, double tokens) {
   return 2 * 2 * tokens * m.hidden * (m.active_experts + 1.0);
 }
 
+double remote_token_copies(double k, double nodes, bool once_per_node) {
+  if (nodes <= 1) return 0;
+  return once_per_node ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, k)) : k * (nodes - 1) / nodes;
+}
+
 double ring_allreduce_s(double bytes, int n, double bw, double latency) {
   if (n <= 1 || bytes <= 0) return 0;
   return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * latency;
@@ -181,16 +186,17 @@ double collective_s(const Device& d, const Efficiency& e, double bytes, int size
   return ring(bytes, inside, up.bw, up.latency) + ring(bytes / inside, size / inside, out.bw, out.latency);
 }
 
-// All-to-all among `size` ranks (expert dispatch and combine): each rank sends (size-1)/size of
-// its bytes, the share for other nodes over its scale-out NIC and the rest over the scale-up
-// link, both at once. The pairwise exchanges run concurrently, so each level pays its latency
-// once, not once per peer as a ring would.
-double alltoall_s(const Device& d, const Efficiency& e, double bytes, int size, int stride) {
+// All-to-all among `size` ranks (expert dispatch and combine) of `bytes` for `copies` routed copies
+// of each token: each rank sends (size-1)/size of its bytes, the share for other nodes over its
+// scale-out NIC (once per node under a deduplicating dispatcher, remote_token_copies) and the rest
+// over the scale-up link, both at once. The pairwise exchanges run concurrently, so each level pays
+// its latency once, not once per peer as a ring would.
+double alltoall_s(const Device& d, const Efficiency& e, double bytes, int size, int stride, double copies, bool dedup) {
   if (size <= 1) return 0;
   const LinkChoice up = scale_up_link(d, e);
   const int inside = std::max(1, std::min(size, d.scale_up_domain / std::max(1, stride)));
   const double local = (inside - 1.0) / size * bytes;
-  const double remote = static_cast<double>(size - inside) / size * bytes;
+  const double remote = bytes / copies * remote_token_copies(copies, static_cast<double>(size) / inside, dedup);
   double t = local > 0 ? local / up.bw + up.latency : 0;
   if (remote > 0) {
     const LinkChoice out = scale_out_link(d, e);
@@ -381,7 +387,8 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   double ep_per_micro = 0;
   if (moe && l.ep > 1) {
     double bytes_a2a = 2 * tokens * h * m.active_experts / (sp ? t : 1);
-    ep_per_micro = moe_layers_here * 4 * alltoall_s(d, e, bytes_a2a, l.ep, l.tp * l.cp) * (1 - st.ep_overlap);
+    ep_per_micro = moe_layers_here * 4 * alltoall_s(d, e, bytes_a2a, l.ep, l.tp * l.cp, m.active_experts, st.ep_dedup) *
+                   (1 - st.ep_overlap);
   }
   // --- pipeline: activations to the next stage, forward and backward, per micro-batch. Each
   // tensor-parallel rank sends its 1/t of them, with or without sequence parallelism: Megatron's

@@ -83,6 +83,10 @@ awk -v f="$full" -v c="$capped" 'BEGIN { exit !(c < f && c >= 0.7947 * f) }' ||
   fail "--framework torchtitan should run flash2 attention"
 [ "$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --attention eager --get attention)" = eager ] ||
   fail "--attention eager should be named eager"
+# A deduplicating dispatcher sends less across nodes: Qwen3 30B-A3B (8 of 128 experts) at ep 16 over two nodes.
+a2a=$("$GPUPLAN" train --model qwen3-30b-a3b --gpus 16 --ep 16 --tp 1 --pp 1 --get step_breakdown_s.ep_comm_s 2>/dev/null)
+dedup=$("$GPUPLAN" train --model qwen3-30b-a3b --gpus 16 --ep 16 --tp 1 --pp 1 --ep-dispatch deepep --get step_breakdown_s.ep_comm_s 2>/dev/null)
+awk -v a="$a2a" -v d="$dedup" 'BEGIN { exit !(d > 0 && d < a) }' || fail "--ep-dispatch deepep should cut the all-to-all ($dedup s against $a2a s)"
 # MFU stays over the datasheet peak: it falls in proportion to the tokens per second.
 mfu_full=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --get mfu)
 mfu_capped=$("$GPUPLAN" train --model llama-3.1-8b --gpus 8 --power-cap 500 --get mfu)
@@ -123,6 +127,7 @@ bad 2 "--precision fp4: mi300x has no NVFP4 tensor rate" train --params 7B --gpu
 bad 2 "--precision mxfp8: h100-sxm has no block-scaled (MX) fp8 tensor rate" train --params 7B --gpus 8 --precision mxfp8
 bad 2 "--high-precision-layers 40: llama-3.1-8b has 32 layers" train --model llama-3.1-8b --gpu b200 --gpus 8 --precision nvfp4 --high-precision-layers 40
 bad 2 "--low-precision-layers" train --params 7B --gpus 8 --precision fp8 --low-precision-layers attention
+bad 2 "--ep-dispatch" train --model mixtral-8x7b --gpus 16 --ep-dispatch nvlink
 bad 2 "--price: '\$-2/h'" train --params 7B --gpus 8 --price '$-2/h'
 bad 2 "--years '0' must be from 0.1 to 30 years" train --params 7B --gpus 8 --years 0
 bad 2 "unknown site 'atlantis'" train --params 7B --gpus 8 --site atlantis

@@ -86,6 +86,9 @@ struct StepSettings {
   // Shares of tensor-parallel and expert all-to-all traffic hidden behind compute: 0 is
   // Megatron's default; NeMo's userbuffers (TP) and DeepSeek's DualPipe (EP) hide most of it.
   double tp_overlap = 0, ep_overlap = 0;
+  // Expert dispatch that sends a token once to each node holding one of its experts and fans it
+  // out there (DeepEP, HybridEP): the scale-out share of the all-to-all shrinks (remote_token_copies).
+  bool ep_dedup = false;
   // Share of the ring attention's K/V passes hidden behind the attention core they feed (as
   // Transformer Engine's context parallelism runs them: 1); 0 exposes them all.
   double cp_overlap = 1;
@@ -136,6 +139,12 @@ std::string mfu_convention(const TrainSettings& st);
 // the weighted sum, 4 h (k + 1) bytes a token (the least traffic a dispatcher can have; unfused
 // ones copy more). Memory-bound, at the streaming rate.
 double moe_permute_bytes(const ModelArch& m, double tokens);
+
+// Copies of a token that cross the scale-out network when it is routed to k experts spread evenly
+// over `nodes` nodes (its own one of them): per-expert dispatch sends k (nodes - 1) / nodes; a
+// dispatcher that sends once per node, (nodes - 1)(1 - (1 - 1/nodes)^k), the expected number of other
+// nodes among k destinations drawn uniformly (balanced routing).
+double remote_token_copies(double k, double nodes, bool once_per_node);
 
 // Ring collectives over n ranks: all-reduce moves 2(n-1)/n of the bytes, all-gather and
 // reduce-scatter (n-1)/n, each step paying the link latency.
