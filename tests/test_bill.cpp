@@ -15,6 +15,14 @@ using Approx = Catch::Detail::Approx;
 namespace {
 constexpr double hour = 3600;
 
+// The facility of a catalog accelerator at the default site, or at `site`.
+Facility catalog_facility(const char* device, const char* site = nullptr) {
+  const Catalog c = Catalog::builtin();
+  Scenario s;
+  if (site) s.site = site;
+  return resolve_facility(s, c, resolve_device(c, device));
+}
+
 // `devices` in the catalog's nodes at the site's rack limits and the facility's average draw.
 PowerInput catalog_cluster(const Facility& f, int devices) {
   PowerInput pi;
@@ -194,10 +202,7 @@ TEST_CASE("Racks are limited by power and rack units and the vendor's packaging"
 TEST_CASE("JUPITER Booster nodes hold four GH200 with a NIC each and 48 to a rack") {
   // Juelich Supercomputing Centre, JUPITER configuration: 4 GH200 and 4 NDR200 NICs per node,
   // 240 nodes of a dragonfly group in 5 racks; about 6,000 nodes (24,000 GPUs) in 25 groups.
-  Catalog c = Catalog::builtin();
-  Scenario s;
-  Device d = resolve_device(c, "gh200");
-  Facility f = resolve_facility(s, c, d);
+  const Facility f = catalog_facility("gh200");
   CHECK((f.node.id == "bullsequana-xh3515" && f.node.devices == 4 && f.nics_per_node == 4));
   PowerInput pi;
   pi.nodes = 24000 / f.node.devices;
@@ -208,11 +213,7 @@ TEST_CASE("JUPITER Booster nodes hold four GH200 with a NIC each and 48 to a rac
 TEST_CASE("A GB200 NVL72 scalable unit from the catalog: 8 racks and a NIC per GPU") {
   // NVIDIA DGX SuperPOD GB200 RA: one SU is 8 NVL72 racks (576 GPUs) at 1.2 MW TDP; every GPU
   // has its own ConnectX-7 (MLPerf v6.1 Crusoe GB200-NVL72 system description: 4 per tray of 4).
-  Catalog c = Catalog::builtin();
-  Scenario s;
-  s.site = "hyperscale";
-  Device d = resolve_device(c, "gb200");
-  Facility f = resolve_facility(s, c, d);
+  const Facility f = catalog_facility("gb200", "hyperscale");
   CHECK((f.node.devices == 72 && f.node.rack_scale && f.node.liquid_cooled));
   CHECK(f.nics_per_node == 72);
   FabricInput fi{8, f.nics_per_node, f.scale_out.switch_radix, 1, f.scale_out.bw_per_direction, f.scale_out.switch_power};
@@ -235,10 +236,7 @@ TEST_CASE("Frontier from the catalog: 74 cabinets and its HPL power within 15 pe
   // HPL (1.102 EF), November 2024: 24.6 MW (1.353 EF). The model's average draw (76% of a
   // nameplate that leaves out memory and NICs) is checked against the first, its nameplate
   // against the second.
-  Catalog c = Catalog::builtin();
-  Scenario s;
-  Device d = resolve_device(c, "mi250x");
-  Facility f = resolve_facility(s, c, d);
+  const Facility f = catalog_facility("mi250x");
   CHECK((f.node.id == "hpe-cray-ex235a" && f.node.devices == 4 && f.nics_per_node == 4 && f.node.liquid_cooled));
   const Power p = cluster_power(catalog_cluster(f, 37632));  // 40 kW racks: a cabinet is still one, flagged
   CHECK((p.racks == 74 && p.nodes_per_rack == 128 && p.rack_limit == RackLimit::packaging));
@@ -253,10 +251,7 @@ TEST_CASE("El Capitan from the catalog: 87 cabinets and a lower bound of its HPL
   // a node, above the four packages' 550 W TBP. The nameplate (those four TBPs, nothing else) is
   // a lower bound, and so is the average draw, 76% of it: 10,952 x 2,200 W x 0.76 = 18.3 MW,
   // 38% under HPL's (tests/validation/FACILITIES.md).
-  Catalog c = Catalog::builtin();
-  Scenario s;
-  Device d = resolve_device(c, "mi300a");
-  Facility f = resolve_facility(s, c, d);
+  const Facility f = catalog_facility("mi300a");
   CHECK((f.node.id == "hpe-cray-ex255a" && f.node.devices == 4 && f.nics_per_node == 4 && f.node.liquid_cooled));
   const Power p = cluster_power(catalog_cluster(f, 44544));
   CHECK((p.racks == 87 && p.nodes_per_rack == 128 && p.rack_limit == RackLimit::packaging));
