@@ -33,7 +33,8 @@ TEST_CASE("built-in catalog loads with the required breadth", "[catalog]") {
     }
   }
   const Record& h100 = c.get("accelerators", "h100-sxm");
-  CHECK(h100.number("memory_bytes") == 80e9);
+  // nvidia-smi's total for an H100 80GB HBM3: 81,559 MiB (modal-labs/modal-client PR #2797).
+  CHECK(h100.number("memory_bytes") == 81559.0 * 1024 * 1024);
   CHECK(h100.number("memory_bw_bytes_per_s") == Approx(3.35e12));
   CHECK(h100.number("bf16_flops_per_s") == Approx(989.4e12));
   CHECK(h100.number("tdp_w") == 700);
@@ -150,7 +151,7 @@ source = "vendor quote 2026-11"
 )");
   REQUIRE(d.empty());
   CHECK(c.get("accelerators", "h100-sxm").number("tdp_w") == 650);
-  CHECK(c.get("accelerators", "h100-sxm").number("memory_bytes") == 80e9);
+  CHECK(c.get("accelerators", "h100-sxm").number("memory_bytes") == 81559.0 * 1024 * 1024);
   CHECK(c.get("accelerators", "my-quote").number("memory_bytes") == 96e9);
 }
 

@@ -144,15 +144,16 @@ TEST_CASE("Runtime reserves are the documented defaults") {
   CHECK(runtime_reserve(Runtime::llama_cpp, gpu, 1, none).value() == 1024.0 * 1024 * 1024);
   CHECK(runtime_reserve(Runtime::ollama, gpu, 1, none).value() == 457.0 * 1024 * 1024);
   CHECK(runtime_reserve(Runtime::ollama, mac, 1, none).value() == 512.0 * 1024 * 1024);
-  // SGLang's mem_fraction_static: 0.88 at tp 1, 0.81 at tp 8 (of the 80 GB).
-  CHECK(runtime_reserve(Runtime::sglang, gpu, 1, weights).value() == Approx(0.12 * 80e9));
-  CHECK(runtime_reserve(Runtime::sglang, gpu, 8, weights).value() == Approx(0.19 * 80e9));
-  // TensorRT-LLM: 10% of what 20 GB of weights leave of 80 GB.
-  CHECK(runtime_reserve(Runtime::tensorrt_llm, gpu, 1, weights).value() == Approx(0.1 * 60e9));
+  // SGLang's mem_fraction_static: 0.88 at tp 1, 0.81 at tp 8 (of nvidia-smi's 81,559 MiB).
+  const double h100 = 81559.0 * 1024 * 1024;
+  CHECK(runtime_reserve(Runtime::sglang, gpu, 1, weights).value() == Approx(0.12 * h100));
+  CHECK(runtime_reserve(Runtime::sglang, gpu, 8, weights).value() == Approx(0.19 * h100));
+  // TensorRT-LLM: 10% of what 20 GB of weights leave.
+  CHECK(runtime_reserve(Runtime::tensorrt_llm, gpu, 1, weights).value() == Approx(0.1 * (h100 - 20e9)));
   CHECK(parse_runtime("tensorrt-llm") == Runtime::tensorrt_llm);
   CHECK(serving_runtime(Runtime::sglang));
   CHECK_FALSE(serving_runtime(Runtime::ollama));
   // Apple unified memory counts once, at the share the GPU may wire (75%).
-  CHECK(mac.usable_memory().value() == Approx(0.75 * 128e9));
+  CHECK(mac.usable_memory().value() == Approx(0.75 * 128.0 * 1024 * 1024 * 1024));
   CHECK_THROWS_AS(parse_runtime("tgi"), Error);
 }

@@ -24,6 +24,10 @@ void set_infer_memory_json(Value& v, const InferMemory& mem) {
   v.set("reserve_bytes", std::round(mem.reserve.value()));
   v.set("total_bytes", std::round(mem.total().value()));
   v.set("capacity_bytes", mem.capacity.value());
+  // What the runtime lets the model use: the capacity less its reserve (vLLM's
+  // gpu_memory_utilization, SGLang's static fraction, llama.cpp's margin, a unified-memory
+  // machine's working-set limit is already in the capacity).
+  v.set("usable_bytes", std::round(std::max(0.0, mem.capacity.value() - mem.reserve.value())));
   v.set("offloaded_layers", mem.offloaded_layers);
   v.set("offloaded_bytes", std::round(mem.offloaded_bytes.value()));
 }

@@ -1,4 +1,5 @@
 // `gpuplan memory`: per-device training (or inference) memory with its breakdown.
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -47,6 +48,8 @@ void set_memory_json(Value& v, const MemoryAnswer& a, const Job& j) {
   for (const auto& term : memory_terms()) v.set(std::string(term.key) + "_bytes", std::round(term.of(mb)));
   v.set("total_bytes", std::round(mb.total().value()));
   v.set("capacity_bytes", a.capacity);
+  // The capacity less the reserve term (CUDA context and library workspaces; --reserve).
+  v.set("usable_bytes", std::round(std::max(0.0, a.capacity - mb.reserve.value())));
   v.set("host_bytes", std::round(mb.host.value()));
   v.set("host_capacity_bytes", std::round(j.step.train.host_memory.value()));
   v.set("fits", a.fits);

@@ -613,7 +613,7 @@ std::string serving_section(const Catalog& cat, Summary& serving) {
       "absolute error {:.0f}%, max {:.0f}% (target of the serving issue: median 12%, none beyond 35%). The default vllm "
       "runtime with a 16-bit KV cache, for comparison: median {:.0f}%, max {:.0f}% (KV-bound, low). A serving runtime's "
       "decode GEMMs sit on the training model's GEMM curve at the batch's rows (none of its constants was fitted on these "
-      "rows); long replies at large batches remain the highest (Llama 3.1 405B, +20% to +32%).\n\n{}\n",
+      "rows); long replies at large batches remain the highest (Llama 3.1 405B, +20% to +36% since capacities are nvidia-smi totals).\n\n{}\n",
       f8.errors.size(), 100 * f8.median(), 100 * f8.max(), 100 * f16.median(), 100 * f16.max(), table);
 }
 
