@@ -58,7 +58,8 @@ std::size_t terminal_width() {
   return 0;
 }
 
-void print(const Document& doc, const Globals& g) {
+// Prints the answer and returns its exit status (1 where the request was not met).
+int print(const Document& doc, const Globals& g) {
   check_finite(doc.data);
   std::string out;
   if (g.get) {
@@ -69,6 +70,8 @@ void print(const Document& doc, const Globals& g) {
   }
   for (const auto& w : doc.warnings) std::cerr << "gpuplan: warning: " << shown(w, 2000) << "\n";
   write_stdout(out);
+  if (!doc.failure.empty()) std::cerr << "gpuplan: error: " << shown(doc.failure, 2000) << "\n";
+  return doc.exit_code;
 }
 
 Catalog load_catalog(const Globals& g) {
@@ -343,24 +346,22 @@ int cli_main(int argc, char** argv) {
   auto* memory = app.add_subcommand("memory", "Memory per device for a model and layout, or the fewest devices");
   add_settings(memory, cmd_memory);
   memory->add_flag("--min-gpus", run_opts.min_gpus, "Find the fewest devices (and a layout) that fit");
-  memory->callback([&] { action = [&] { apply_all(); print(run_memory(load_catalog(g), scenario, run_opts), g); return 0; }; });
+  memory->callback([&] { action = [&] { apply_all(); return print(run_memory(load_catalog(g), scenario, run_opts), g); }; });
   auto* train = app.add_subcommand("train", "Fastest layout, step time and time to train");
   add_settings(train, cmd_train);
-  train->callback([&] { action = [&] { apply_all(); print(run_train(load_catalog(g), scenario, run_opts), g); return 0; }; });
+  train->callback([&] { action = [&] { apply_all(); return print(run_train(load_catalog(g), scenario, run_opts), g); }; });
   auto* search = app.add_subcommand("search", "Rank every layout on --gpus devices");
   add_settings(search, cmd_search);
   search->add_option("--top", run_opts.top, "How many layouts to list (default 10)")->check(CLI::Range(1, 10000));
   search->add_flag("--stats", run_opts.stats, "Report layouts evaluated and the evaluation rate");
-  search->callback([&] { action = [&] { apply_all(); print(run_search(load_catalog(g), scenario, run_opts), g); return 0; }; });
+  search->callback([&] { action = [&] { apply_all(); return print(run_search(load_catalog(g), scenario, run_opts), g); }; });
 
   auto* infer = app.add_subcommand("infer", "Serve a model or run it locally: fit, offload, speed, devices for a load, cost per token");
   add_settings(infer, cmd_infer);
   infer->callback([&] {
     action = [&] {
       apply_all();
-      const Document doc = run_infer(load_catalog(g), scenario, run_opts);
-      print(doc, g);
-      return doc.exit_code;
+      return print(run_infer(load_catalog(g), scenario, run_opts), g);
     };
   });
   ProbeOptionsCli probe_opts;

@@ -95,6 +95,8 @@ ModelArch model_from_record(const Record& r) {
   m.qk_nope_dim = i("qk_nope_dim");
   m.v_head_dim = i("v_head_dim");
   if (m.mla()) m.head_dim = m.qk_nope_dim + m.qk_rope_dim;
+  m.native_quant = r.text("native_quant");
+  m.native_quant_experts = r.text("native_quant_scope") == "experts";
   m.stated_total = r.number("params_total");
   m.stated_active = r.number("params_active", m.stated_total);
   return m;

@@ -246,16 +246,13 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   // Ollama's library tags default to Q4_K_M weights (`ollama pull llama3.1:8b` is the Q4_K_M
   // build: devtoolkit.sh Llama quantization guide; martinkollie.com "LLM naming explained").
   const bool ollama = is.runtime == Runtime::ollama;
-  is.quant = ollama && !s.has("quant") ? "q4_k_m" : s.quant;
-  is.bpw = bits_per_weight(is.quant);
-  const auto has = [&](DType t) { return d.peak[static_cast<int>(t)] > 0; };
-  if (is.quant == "fp8" && has(DType::fp8)) is.compute = DType::fp8;
-  else if (is.quant == "int8" && has(DType::int8)) is.compute = DType::int8;
-  else if (d.family == "cpu") is.compute = DType::fp32;
-  else is.compute = has(DType::bf16) ? DType::bf16 : DType::fp16;
+  // Without --quant: Ollama's Q4_K_M, else the format the model's checkpoint ships in.
+  const std::string native = j.model.native_quant.empty() ? "bf16" : j.model.native_quant;
+  const std::string quant = s.has("quant") ? s.quant : ollama ? "q4_k_m" : native;
+  set_quant(is, quant == "auto" ? "bf16" : quant, j.model, d);
   // TensorRT-LLM serves NVIDIA's ModelOpt FP8 and FP4 checkpoints, whose hf_quant_config sets
   // kv_cache_quant_algo FP8: their KV cache is FP8 unless --kv-dtype says otherwise.
-  const bool modelopt = is.runtime == Runtime::tensorrt_llm && (is.quant == "fp8" || is.quant == "fp4");
+  const bool modelopt = is.runtime == Runtime::tensorrt_llm && (is.quant == "fp8" || is.quant == "fp4" || is.quant == "nvfp4");
   is.kv_elem_bytes = kv_element_bytes(modelopt && !s.has("kv-dtype") ? "fp8" : s.kv_dtype);
   is.tp = s.layout.tp.value_or(1);
   const long io = s.prompt_tokens + s.output_tokens;
@@ -266,6 +263,20 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, fallback);
   is.batch = s.batch;
   if (s.reserve_bytes) is.reserve = bytes(*s.reserve_bytes);
+  if (quant == "auto") {
+    // Sized at the tensor-parallel degree given, else across --gpus (a node's worth at most for a
+    // serving runtime, at a power of two that splits the heads; llama.cpp splits layers over all).
+    InferSettings trial = is;
+    if (!s.layout.tp && s.gpus > 0) {
+      trial.tp = s.gpus;
+      if (serving_runtime(is.runtime)) {
+        trial.tp = 1;
+        while (trial.tp * 2 <= std::min(s.gpus, std::max(1, d.devices_per_node)) && j.model.heads % (trial.tp * 2) == 0)
+          trial.tp *= 2;
+      }
+    }
+    set_quant(is, choose_quant(j.model, j.params, d, trial), j.model, d);
+  }
   if ((s.spec_accept >= 0 || !s.draft.empty()) && s.spec_tokens <= 0)
     fail(Exit::usage, "--accept and --draft describe speculative decoding: give --draft-tokens K too");
   if (s.spec_tokens > 0) {
@@ -393,7 +404,8 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
     f.node = node_from_tdp(d.devices_per_node, d.tdp);
   } else {
     f.node.devices = d.devices_per_node;
-    f.warnings.push_back(fmt::format("no power figure for {} (no server record, no TDP in the catalog): power, energy and "
+    // Moot for a laptop question, which has no bill: with the prices the catalog lacks.
+    f.cost_warnings.push_back(fmt::format("no power figure for {} (no server record, no TDP in the catalog): power, energy and "
                                      "carbon not computed",
                                      d.id));
   }

@@ -219,11 +219,10 @@ const std::array table{
     // Inference.
     choice("mode", "train|infer", cmd_memory, "train", "What memory sizes: training or inference",
            [](Scenario& s, V v) { s.mode = v.text; }),
-    text("quant", cmd_memory | cmd_infer, "bf16", "Inference weights: bf16, fp8, int8, int4, q8_0, q4_k_m, ...",
-         [](Scenario& s, V v) {
-           bits_per_weight(v.text);  // validates
-           s.quant = v.text;
-         }),
+    text("quant", cmd_memory | cmd_infer, "the model's native format (bf16; gpt-oss mxfp4 experts)",
+         "Inference weights: bf16, fp8, int8, int4, awq, mxfp4, nvfp4, fp4, q8_0, q4_k_m, iq4_xs, ... (any case), or auto "
+         "(the widest that fits)",
+         [](Scenario& s, V v) { s.quant = canonical_quant(v.text); }),
     integer("context", 1, 1e8, cmd_memory | cmd_infer, "prompt + output, else min(4096, the model's maximum)",
             "Inference context in tokens", [](Scenario& s, V v) { s.context = v.integer(); }),
     integer("batch", 1, 1e6, cmd_memory | cmd_infer, "1", "Inference sequences resident at once",
@@ -259,6 +258,8 @@ const std::array table{
     choice("scenario", "offline|server|interactive", cmd_infer, "offline; server targets with --users",
            "Latency targets: MLPerf's server (TTFT 2 s, TPOT 200 ms) or interactive (450 ms, 40 ms); offline: none",
            [](Scenario& s, V v) { s.serving_scenario = v.text; }),
+    flag("quants", cmd_infer, "Also list every weight format the runtime offers, with its memory, fit and speed",
+         [](Scenario& s, V v) { s.quants = v.on; }),
     flag("strict", cmd_infer, "Context beyond the model's maximum is an error, not a warning",
          [](Scenario& s, V v) { s.strict = v.on; }),
     text("host", cmd_infer | layout_cmds, "cpu-desktop for GDDR cards, cpu-server otherwise",

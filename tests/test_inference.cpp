@@ -157,3 +157,103 @@ TEST_CASE("Runtime reserves are the documented defaults") {
   CHECK(mac.usable_memory().value() == Approx(0.75 * 128.0 * 1024 * 1024 * 1024));
   CHECK_THROWS_AS(parse_runtime("tgi"), Error);
 }
+
+TEST_CASE("Native low-bit formats IQ quants and any spelling") {
+  // MXFP4: 32 E2M1 elements share an 8-bit scale, (32 x 4 + 8) / 32 = 4.25 bits (OCP MX v1.0);
+  // NVFP4: 16 share an FP8 scale, (16 x 4 + 8) / 16 = 4.5.
+  CHECK(bits_per_weight("mxfp4") == 4.25);
+  CHECK(bits_per_weight("nvfp4") == 4.5);
+  CHECK(bits_per_weight("fp4") == 4.5);
+  // llama-quantize's stated bpw (tools/quantize/quantize.cpp).
+  CHECK(bits_per_weight("iq4_xs") == 4.25);
+  CHECK(bits_per_weight("iq2_xxs") == 2.06);
+  CHECK(bits_per_weight("iq1_s") == 1.56);
+  // ggml's Q5_0 block: 22 bytes per 32 weights.
+  CHECK(bits_per_weight("q5_0") == 5.5);
+  // As llama.cpp spells them.
+  CHECK(bits_per_weight("Q4_K_M") == 4.89);
+  CHECK(canonical_quant("IQ4_XS") == "iq4_xs");
+  CHECK(canonical_quant("MXFP4") == "mxfp4");
+  CHECK(canonical_quant("Auto") == "auto");
+  CHECK(is_gguf("IQ3_M"));
+  CHECK_FALSE(is_gguf("nvfp4"));
+  CHECK_THROWS_AS(canonical_quant("iq5_xs"), Error);
+}
+
+TEST_CASE("gpt-oss ships MXFP4 experts and bf16 elsewhere and fits the cards its model card names") {
+  // gpt-oss-120b: 36 MoE layers x 128 experts x 3 x 2880 x 2880 (plus biases) routed; the rest
+  // (attention, router, embeddings) in bf16. The model card: the 120B fits one 80 GB GPU.
+  const ModelArch m = model("gpt-oss-120b");
+  REQUIRE(m.native_quant == "mxfp4");
+  const ParamCounts pc = count_params(m);
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  set_quant(s, "mxfp4", m, h100);
+  CHECK(s.bpw == 16);
+  CHECK(s.expert_bpw == 4.25);
+  const double routed = routed_expert_params(m, pc);
+  CHECK(routed == Approx(36.0 * 128 * pc.expert));
+  const InferMemory mem = inference_memory(m, pc, h100, s);
+  CHECK(mem.weights.value() == Approx((pc.total - routed) * 2 + routed * 4.25 / 8));
+  CHECK(mem.weights.value() < 66e9);
+  CHECK(mem.fits());
+  // The same model with every weight in bf16 needs three cards' worth.
+  set_quant(s, "bf16", m, h100);
+  CHECK(s.expert_bpw == 0);
+  CHECK(inference_memory(m, pc, h100, s).weights.value() == Approx(pc.total * 2));
+  CHECK_FALSE(inference_memory(m, pc, h100, s).fits());
+  // gpt-oss-20b in 16 GB (the model card): under 13.8 GiB of weights.
+  const ModelArch small = model("gpt-oss-20b");
+  set_quant(s, "mxfp4", small, h100);
+  CHECK(inference_memory(small, count_params(small), h100, s).weights.value() < 13.8 * 1024 * 1024 * 1024);
+  // MXFP4 on every weight of a dense model runs at an FP4 rate where the device has one.
+  const Device b200 = resolve_device(cat(), "b200");
+  set_quant(s, "nvfp4", model("llama-3.1-70b"), b200);
+  CHECK(s.compute == DType::fp4);
+  set_quant(s, "nvfp4", model("llama-3.1-70b"), h100);
+  CHECK(s.compute == DType::bf16);
+}
+
+TEST_CASE("Unified memory is one pool with no host to offload to") {
+  // Qwen3 32B at Q8_0 (34.7 GiB with its cache) on a 36 GiB M4 Max: the GPU's default limit is
+  // 0.67 of it, and beyond 36 less the system's 4 GiB it would run from swap.
+  const Device mac = resolve_device(cat(), "apple-m4-max-36gb");
+  const ModelArch m = model("qwen3-32b");
+  const ParamCounts pc = count_params(m);
+  InferSettings s;
+  s.runtime = Runtime::llama_cpp;
+  set_quant(s, "q8_0", m, mac);
+  InferMemory mem = inference_memory(m, pc, mac, s);
+  CHECK(mem.pool.value() == 36.0 * 1024 * 1024 * 1024);
+  CHECK(mem.capacity.value() == Approx(0.67 * 36.0 * 1024 * 1024 * 1024));
+  CHECK(mem.system.value() == unified_system_minimum);
+  CHECK(mem.offloaded_layers == 0);
+  CHECK_FALSE(mem.fits());
+  CHECK_FALSE(mem.fits_raised_limit());
+  // Q6_K (27.3 GiB) fits once the limit is raised, and the note names the sysctl.
+  set_quant(s, "q6_k", m, mac);
+  mem = inference_memory(m, pc, mac, s);
+  CHECK(mem.fits_raised_limit());
+  CHECK(unified_limit_note(mac, mem).find("iogpu.wired_limit_mb=28672") != std::string::npos);
+  // Q4_K_M fits the default limit.
+  set_quant(s, "q4_k_m", m, mac);
+  CHECK(inference_memory(m, pc, mac, s).fits());
+  // A discrete card has no pool.
+  CHECK(inference_memory(m, pc, resolve_device(cat(), "rtx-4090"), s).pool.value() == 0);
+}
+
+TEST_CASE("quant auto picks the widest format of the runtime's ladder that fits") {
+  const ModelArch m = model("llama-3.1-70b");
+  const ParamCounts pc = count_params(m);
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;  // vLLM, tp 1: bf16 (131 GiB) does not fit 79.6 GiB, fp8 (65.7 GiB) does.
+  CHECK(choose_quant(m, pc, h100, s) == "fp8");
+  s.tp = 2;  // 65.7 GiB of bf16 a card fits under vLLM's 0.9
+  CHECK(choose_quant(m, pc, h100, s) == "bf16");
+  s.tp = 1;
+  s.runtime = Runtime::llama_cpp;  // a 36 GiB Mac: the GGUF ladder down to what its GPU may wire
+  const Device mac = resolve_device(cat(), "apple-m4-max-36gb");
+  CHECK(choose_quant(model("qwen3-32b"), count_params(model("qwen3-32b")), mac, s) == "q5_k_m");
+  CHECK(quant_ladder(Runtime::vllm, resolve_device(cat(), "b200")) == std::vector<std::string>{"bf16", "fp8", "nvfp4", "awq"});
+  CHECK(quant_ladder(Runtime::vllm, h100) == std::vector<std::string>{"bf16", "fp8", "awq"});
+}

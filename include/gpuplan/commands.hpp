@@ -96,5 +96,6 @@ const char* version_string();
 Value layout_json(const Layout& l);
 struct InferMemory;
 void set_infer_memory_json(Value& v, const InferMemory& mem);
+std::string fit_text(const InferMemory& mem, int layers, const std::string& host);
 
 }  // namespace gpuplan

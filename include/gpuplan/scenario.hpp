@@ -62,6 +62,7 @@ struct Scenario {
   double think_s = -1;        // seconds between a user's requests, after a reply; negative: not given
   double ttft_s = 0, tpot_s = 0;  // latency targets (0: none)
   int top = 0;                    // infer: list this many deployments tried (0: none)
+  bool quants = false;            // infer: a table of every format of the runtime's ladder
   std::string serving_scenario;   // offline, server or interactive (MLPerf's); empty: as the flags say
   bool strict = false;
   std::string host;           // host CPU for offloaded layers; empty: by device

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
 
 namespace gpuplan {
 namespace {
@@ -16,6 +17,12 @@ constexpr double vllm_profile_tokens = 8192;
 constexpr double llama_ubatch = 512;
 
 Bytes weight_bytes(double params, const InferSettings& s) { return bytes(params * s.bpw / 8); }
+// Weights of which `routed` are routed experts, at their own width where the format gives them
+// one (gpt-oss's MXFP4 experts).
+Bytes weight_bytes(double params, double routed, const InferSettings& s) {
+  const double expert_bpw = s.expert_bpw > 0 ? s.expert_bpw : s.bpw;
+  return bytes((params - routed) * s.bpw / 8 + routed * expert_bpw / 8);
+}
 
 // Parameters of the transformer blocks alone (no embedding, no output head).
 double block_params(const ParamCounts& pc) { return pc.total - pc.embedding - pc.output; }
@@ -46,26 +53,98 @@ struct Quant {
   const char* name;
   double bpw;
   bool gguf;
+  bool fp4;  // runs at the device's FP4 rate where it has one
 };
-// GGUF block formats at ggml's block sizes (Q4_0 18 bytes per 32 weights = 4.5 bpw, Q8_0 34/32 =
-// 8.5, Q6_K 210/256 = 6.5625); the K-quant mixes at the file bpw llama.cpp's quantize README
-// measures for Llama-3.1-8B (Q4_K_M 4.89, Q5_K_M 5.70, Q3_K_M 3.91, Q2_K 3.16). AWQ/GPTQ/int4:
-// 4 bits plus a 16-bit scale and zero per group of 128 = 4.25 (inference.md section 4).
-constexpr Quant quants[] = {{"fp32", 32, false},   {"bf16", 16, false},    {"fp16", 16, false},   {"fp8", 8, false},
-                            {"int8", 8, false},    {"int4", 4.25, false},  {"awq", 4.25, false},  {"gptq", 4.25, false},
-                            {"q8_0", 8.5, true},   {"q6_k", 6.5625, true}, {"q5_k_m", 5.70, true}, {"q4_k_m", 4.89, true},
-                            {"q4_0", 4.5, true},   {"q3_k_m", 3.91, true}, {"q2_k", 3.16, true}};
+// GGUF block formats at ggml's block sizes (Q4_0 18 bytes per 32 weights = 4.5 bpw, Q4_1 20/32 =
+// 5, Q5_0 22/32 = 5.5, Q5_1 24/32 = 6, Q8_0 34/32 = 8.5, Q6_K 210/256 = 6.5625; ggml-common.h);
+// the K-quant mixes at the file bpw llama.cpp's quantize README measures for Llama-3.1-8B (Q4_K_M
+// 4.89, Q5_K_M 5.70, Q3_K_M 3.91, Q2_K 3.16); the IQ family at the bpw llama-quantize states for
+// each (tools/quantize/quantize.cpp QUANT_OPTIONS: IQ1_S 1.56 ... IQ4_NL 4.50; a file's output and
+// embedding tensors at wider types make it a little larger). AWQ/GPTQ/int4: 4 bits plus a 16-bit
+// scale and zero per group of 128 = 4.25 (inference.md section 4). MXFP4: 32 FP4 (E2M1) elements
+// share one 8-bit power-of-two scale = 4.25 (OCP Microscaling Formats spec v1.0); NVFP4 (fp4, as
+// TensorRT-LLM names it): 16 elements share one FP8 (E4M3) scale = 4.5 (NVIDIA Blackwell).
+constexpr Quant quants[] = {
+    {"fp32", 32, false, false},     {"bf16", 16, false, false},     {"fp16", 16, false, false},
+    {"fp8", 8, false, false},       {"int8", 8, false, false},      {"int4", 4.25, false, false},
+    {"awq", 4.25, false, false},    {"gptq", 4.25, false, false},   {"mxfp4", 4.25, false, true},
+    {"nvfp4", 4.5, false, true},    {"fp4", 4.5, false, true},      {"q8_0", 8.5, true, false},
+    {"q6_k", 6.5625, true, false},  {"q5_1", 6.0, true, false},     {"q5_k_m", 5.70, true, false},
+    {"q5_0", 5.5, true, false},     {"q4_1", 5.0, true, false},     {"q4_k_m", 4.89, true, false},
+    {"q4_0", 4.5, true, false},     {"iq4_nl", 4.5, true, false},   {"iq4_xs", 4.25, true, false},
+    {"q3_k_m", 3.91, true, false},  {"iq3_m", 3.66, true, false},   {"iq3_s", 3.44, true, false},
+    {"iq3_xs", 3.3, true, false},   {"q2_k", 3.16, true, false},    {"iq3_xxs", 3.06, true, false},
+    {"iq2_m", 2.7, true, false},    {"iq2_s", 2.5, true, false},    {"iq2_xs", 2.31, true, false},
+    {"iq2_xxs", 2.06, true, false}, {"iq1_m", 1.75, true, false},   {"iq1_s", 1.56, true, false}};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 const Quant& find_quant(const std::string& q) {
+  const std::string l = lower(q);
   for (const auto& e : quants)
-    if (q == e.name) return e;
-  fail(Exit::usage, fmt::format("quantisation '{}' is not known; expected bf16, fp16, fp8, int8, int4, awq, gptq, q8_0, "
-                                "q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m or q2_k",
-                                q));
+    if (l == e.name) return e;
+  std::string names;
+  for (const auto& e : quants) names += std::string(names.empty() ? "" : ", ") + e.name;
+  fail(Exit::usage, fmt::format("quantisation '{}' is not known; expected auto or one of {} (any case)", q, names));
 }
 }  // namespace
 
 double bits_per_weight(const std::string& quant) { return find_quant(quant).bpw; }
-bool is_gguf(const std::string& quant) { return find_quant(quant).gguf; }
+bool is_gguf(const std::string& quant) { return lower(quant) != "auto" && find_quant(quant).gguf; }
+
+std::string canonical_quant(const std::string& quant) {
+  if (lower(quant) == "auto") return "auto";
+  return find_quant(quant).name;
+}
+
+std::vector<std::string> quant_ladder(Runtime r, const Device& d) {
+  if (!serving_runtime(r)) return {"bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "iq4_xs", "q3_k_m", "iq3_m", "q2_k", "iq3_xxs",
+                                   "iq2_m", "iq2_xxs", "iq1_m"};
+  std::vector<std::string> l{"bf16", "fp8"};
+  if (d.peak[static_cast<int>(DType::fp4)] > 0) l.push_back("nvfp4");
+  l.push_back("awq");
+  return l;
+}
+
+void set_quant(InferSettings& s, const std::string& quant, const ModelArch& m, const Device& d) {
+  const Quant& q = find_quant(quant);
+  s.quant = q.name;
+  s.bpw = q.bpw;
+  s.expert_bpw = 0;
+  // A model whose record names a native format for its experts alone (gpt-oss: MXFP4 experts,
+  // bf16 attention and router) ships that mix when asked for that format.
+  if (!m.native_quant.empty() && m.native_quant_experts && s.quant == m.native_quant && m.moe()) {
+    s.expert_bpw = q.bpw;
+    s.bpw = 16;
+  }
+  const auto has = [&](DType t) { return d.peak[static_cast<int>(t)] > 0; };
+  if (s.quant == "fp8" && has(DType::fp8)) s.compute = DType::fp8;
+  else if (s.quant == "int8" && has(DType::int8)) s.compute = DType::int8;
+  else if (q.fp4 && s.expert_bpw == 0 && has(DType::fp4)) s.compute = DType::fp4;
+  else if (d.family == "cpu") s.compute = DType::fp32;
+  else s.compute = has(DType::bf16) ? DType::bf16 : DType::fp16;
+}
+
+int min_inference_devices(const ModelArch& m, const ParamCounts& pc, const Device& d, InferSettings s, int max_devices) {
+  for (int n = 1; n <= max_devices; ++n) {
+    if (serving_runtime(s.runtime) && m.heads % n) continue;
+    s.tp = n;
+    if (inference_memory(m, pc, d, s).fits()) return n;
+  }
+  return 0;
+}
+
+std::string choose_quant(const ModelArch& m, const ParamCounts& pc, const Device& d, InferSettings s) {
+  const std::vector<std::string> ladder = quant_ladder(s.runtime, d);
+  for (const auto& q : ladder) {
+    set_quant(s, q, m, d);
+    if (inference_memory(m, pc, d, s).fits()) return q;
+  }
+  return ladder.back();
+}
 
 double kv_element_bytes(const std::string& dtype) {
   if (dtype == "fp16" || dtype == "bf16") return 2;
@@ -111,6 +190,21 @@ Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context
   return per_layer * (tokens * batch);
 }
 
+std::string unified_limit_note(const Device& d, const InferMemory& mem) {
+  const double need = mem.total().value(), pool = mem.pool.value();
+  const std::string head =
+      fmt::format("does not fit in the {} the GPU may use of {}'s {} of unified memory by default ({} needed)",
+                  format_iec(mem.capacity.value()), d.id, format_iec(pool), format_iec(need));
+  // The limit in MiB, rounded up to a whole GiB so that the runtime's own allocations fit.
+  const double limit_mib = std::ceil(need / (1024.0 * mib)) * 1024;
+  const std::string leaves = format_iec(std::max(0.0, pool - limit_mib * mib));
+  if (d.family == "apple")
+    return fmt::format("{}; it fits once the limit is raised (sudo sysctl iogpu.wired_limit_mb={:.0f}), leaving macOS "
+                       "{}", head, limit_mib, leaves);
+  return fmt::format("{}; it fits once the GPU's share is raised to {} (the driver's or firmware's setting), leaving the "
+                     "system {}", head, format_iec(limit_mib * mib), leaves);
+}
+
 double routed_expert_params(const ModelArch& m, const ParamCounts& pc) {
   return m.moe() ? static_cast<double>(m.moe_layers()) * m.experts * pc.expert : 0.0;
 }
@@ -125,12 +219,10 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
   // the output layer (the larger counts: the most loaded stage).
   const double stage = stage_share(m, s.pp);
   const double stage_params = s.pp > 1 ? block_params(pc) * stage + std::max(pc.embedding, pc.output) : pc.total;
-  r.weights = weight_bytes(stage_params, s) / static_cast<double>(s.tp);
+  const double routed = routed_expert_params(m, pc);
+  r.weights = weight_bytes(stage_params, routed * stage, s) / static_cast<double>(s.tp);
   // Expert parallelism: every device keeps the rest whole and its share of the routed experts.
-  if (s.ep > 1) {
-    const double routed = routed_expert_params(m, pc);
-    r.weights = weight_bytes(pc.total - routed + routed / s.ep, s);
-  }
+  if (s.ep > 1) r.weights = weight_bytes(pc.total - routed + routed / s.ep, routed / s.ep, s);
   r.kv_per_token = kv_bytes_per_token(m, s.kv_elem_bytes, s.tp) * stage;
   r.kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, s.context, s.batch) * stage;
   if (serving_runtime(s.runtime)) {
@@ -144,10 +236,15 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
   }
   r.reserve = s.reserve ? *s.reserve : runtime_reserve(s.runtime, d, s.tp, r.weights + r.workspace);
   r.capacity = d.usable_memory();
-  if (!r.fits() && !serving_runtime(s.runtime) && d.family != "cpu") {
+  if (d.unified_memory) {
+    r.pool = d.memory;
+    r.system = bytes(std::min(unified_system_minimum, d.memory.value() * (1 - d.gpu_memory_share)));
+  }
+  // Offload to host memory needs a host memory apart from the device's: a unified pool has none.
+  if (!r.fits() && !serving_runtime(s.runtime) && d.family != "cpu" && !d.unified_memory) {
     // Layers go to host memory from the first, until the rest fits with the runtime's margin
     // (llama.cpp --fit; Ollama fills from the last layer). The token embedding stays on the host.
-    const Bytes per_layer = (weight_bytes(block_params(pc), s) / static_cast<double>(s.tp) + r.kv) / static_cast<double>(m.layers);
+    const Bytes per_layer = (weight_bytes(block_params(pc), routed, s) / static_cast<double>(s.tp) + r.kv) / static_cast<double>(m.layers);
     const Bytes fixed = weight_bytes(pc.output, s) / static_cast<double>(s.tp) + r.workspace + r.reserve;
     const double room = (r.capacity - fixed) / per_layer;
     // Clamped as a double: a huge or NaN room must not reach the integer cast.
@@ -200,14 +297,15 @@ int kv_batch_limit(const InferModel& im) {
 Bytes decode_weight_bytes(const InferModel& im, int batch) {
   const ModelArch& m = im.model;
   const ParamCounts& pc = im.params;
-  double params = block_params(pc) + pc.output;
+  double params = block_params(pc) + pc.output, routed = 0;
   if (m.moe()) {
     // A batch of tokens touches 1 - (1 - k/E)^B of the routed experts of each MoE layer.
     const double k = m.active_experts, e = m.experts;
     const double touched = e * (1 - std::pow(1 - k / e, batch));
     params -= m.moe_layers() * pc.expert * (e - touched);
+    routed = m.moe_layers() * pc.expert * touched;
   }
-  return weight_bytes(params, im.settings) / static_cast<double>(im.settings.tp);
+  return weight_bytes(params, routed, im.settings) / static_cast<double>(im.settings.tp);
 }
 
 namespace {
@@ -289,7 +387,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const double touched = (e / ep) * (1 - std::pow(1 - k / e, batch));
   const double per_expert = batch * k / e;
   const Seconds t_experts =
-      std::max(stream_time(im, weight_bytes(layers * touched * pc.expert, s)),
+      std::max(stream_time(im, weight_bytes(layers * touched * pc.expert, layers * touched * pc.expert, s)),
                Seconds(flops(2 * routed_tokens * layers * pc.expert) /
                        (peak * gemm_curve(gmax, im.compute.gemm_half, std::max(1.0, per_expert), m.hidden,
                                           (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn)))));

@@ -440,9 +440,13 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   } else {
     tp = choose_tp(m, q.params, q.device, is, q.gpus > 0 ? q.gpus : (a.serving ? q.device.devices_per_node : 1));
     if (a.serving || q.gpus > 1) {
-      const int widest = std::max(1, q.gpus > 0 ? std::min(q.gpus, q.device.devices_per_node) : q.device.devices_per_node);
+      // llama.cpp and Ollama split layers over every card of the machine they run on, and have no
+      // pipeline stages across machines.
+      const bool server = serving_runtime(is.runtime);
+      const int widest = std::max(1, q.gpus > 0 ? (server ? std::min(q.gpus, q.device.devices_per_node) : q.gpus)
+                                                : q.device.devices_per_node);
       DeploymentQuestion dq{a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load, tp, widest, m.heads};
-      dq.max_pp = q.pp > 0 ? 1 : q.gpus > 0 ? std::max(1, q.gpus / widest) : max_serving_stages;
+      dq.max_pp = q.pp > 0 || !server ? 1 : q.gpus > 0 ? std::max(1, q.gpus / widest) : max_serving_stages;
       // Expert parallelism for an MoE model on a serving runtime, unless a layout is given.
       if (m.moe() && serving_runtime(is.runtime) && q.pp <= 0 && q.ep <= 0) {
         dq.max_ep = q.gpus > 0 ? q.gpus : max_serving_ep;
@@ -490,12 +494,23 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   if (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() > q.host.memory.value())
     a.warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
                                      format_iec(mem.offloaded_bytes.value()), q.host.id, format_iec(q.host.memory.value())));
-  if (!mem.fits() && mem.offloaded_layers == 0 && q.device.family != "cpu")
-    a.warnings.push_back(fmt::format("does not fit: {} needed, {} available per device; try a smaller quantisation or more "
-                                     "devices (tp, gpus)",
-                                     format_iec(mem.total().value()), format_iec(mem.capacity.value())));
-  // Otherwise the memory is the answer, with no speed (the command exits 1).
-  a.runs = mem.fits() || (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() <= q.host.memory.value());
+  if (mem.fits_raised_limit()) {
+    a.unmet = unified_limit_note(q.device, mem);
+  } else if (!mem.fits() && mem.pool.value() > 0) {
+    a.unmet = fmt::format("does not fit: {} needed of {}'s {} of unified memory, which must leave the system {}; it would "
+                          "run only from swap. Try a smaller quantisation or a shorter context",
+                          format_iec(mem.total().value()), q.device.id, format_iec(mem.pool.value()),
+                          format_iec(mem.system.value()));
+  } else if (!mem.fits() && mem.offloaded_layers == 0 && q.device.family != "cpu") {
+    a.unmet = fmt::format("does not fit: {} needed, {} available per device; try a smaller quantisation or more "
+                          "devices (tp, gpus)",
+                          format_iec(mem.total().value()), format_iec(mem.capacity.value()));
+  }
+  // Otherwise the memory is the answer, with no speed (the command exits 1). A unified pool runs
+  // what fits it, once the GPU's limit is raised.
+  a.runs = mem.fits() || mem.fits_raised_limit() ||
+           (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() <= q.host.memory.value());
+  if (!a.runs && a.unmet.empty()) a.unmet = "does not fit, and its offloaded layers do not fit in host memory either";
   a.single = single_stream(a.model, a.prompt, a.output);
   a.gpus = q.gpus > 0 ? q.gpus : replica_devices(is);
   if (!a.serving && q.gpus <= 0) return a;

@@ -142,6 +142,10 @@ constexpr std::array model_fields{
     F{"v_head_dim", T::integer, Q::count, false, 1, 1024, {}, "MLA: value head width"},
     F{"params_total", T::number, Q::count, true, 1e6, 1e14, {}, "parameters as stated by the source"},
     F{"params_active", T::number, Q::count, false, 1e6, 1e14, {}, "active parameters per token (MoE)"},
+    F{"native_quant", T::choice, Q::real, false, 0, 0, "bf16|fp8|mxfp4|nvfp4",
+      "the format the published weights ship in (the default --quant; bf16 when absent)"},
+    F{"native_quant_scope", T::choice, Q::real, false, 0, 0, "all|experts",
+      "which weights are in the native format: all, or the routed experts alone (the rest bf16)"},
 };
 
 #undef GPUPLAN_COMMON_FIELDS

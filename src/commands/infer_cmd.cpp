@@ -28,8 +28,33 @@ void set_infer_memory_json(Value& v, const InferMemory& mem) {
   // gpu_memory_utilization, SGLang's static fraction, llama.cpp's margin, a unified-memory
   // machine's working-set limit is already in the capacity).
   v.set("usable_bytes", std::round(std::max(0.0, mem.capacity.value() - mem.reserve.value())));
+  // A unified-memory machine's whole memory, of which capacity_bytes is the GPU's default limit.
+  v.set("unified_memory_bytes", mem.pool.value() > 0 ? Value(mem.pool.value()) : Value());
   v.set("offloaded_layers", mem.offloaded_layers);
   v.set("offloaded_bytes", std::round(mem.offloaded_bytes.value()));
+}
+
+// The weights' format in words: "mxfp4 experts, bf16 elsewhere" for a native mix.
+std::string quant_text(const InferSettings& is) {
+  return is.expert_bpw > 0 ? fmt::format("{} experts, bf16 elsewhere", is.quant) : is.quant;
+}
+
+// Where the weights' format came from when --quant did not name one.
+std::string quant_origin(const Scenario& s, const ModelArch& m) {
+  if (s.has("quant")) return "--quant auto: the widest format of the runtime's ladder that fits";
+  if (s.runtime == "ollama") return "default of ollama: its library tags are Q4_K_M builds";
+  if (!m.native_quant.empty()) return "models." + m.id + ".native_quant: the format its published checkpoint ships in";
+  return "default: 16-bit weights, as most checkpoints ship";
+}
+
+// The fit verdict in words: yes; layers in host memory; a unified pool's limit to raise; swap.
+std::string fit_text(const InferMemory& mem, int layers, const std::string& host) {
+  if (mem.fits()) return "yes";
+  if (mem.offloaded_layers > 0) return fmt::format("no: {} of {} layers in {} memory", mem.offloaded_layers, layers, host);
+  if (mem.fits_raised_limit()) return fmt::format("no: beyond the GPU's default limit of {} unified", format_iec(mem.pool.value()));
+  if (mem.pool.value() > 0) return fmt::format("no: needs swap ({} unified, {} kept by the system)", format_iec(mem.pool.value()),
+                                                format_iec(mem.system.value()));
+  return "no";
 }
 
 namespace {
@@ -117,8 +142,8 @@ InferRun infer_run(const Catalog& catalog, const Scenario& s) {
   // The facility's assumptions and warnings first (a laptop question has no bill to pay: the
   // prices the catalog lacks are not worth a warning), then the analysis's.
   std::vector<Assumption> assumptions = r.job.facility.assumptions;
-  if (q.settings.quant != s.quant)  // the runtime chose the weights (resolve_infer)
-    assumptions.push_back(Assumption{"weights", 0, q.settings.quant, "", "default of ollama: its library tags are Q4_K_M builds"});
+  if (!s.has("quant") || s.quant == "auto")  // the weights were chosen for the user (resolve_infer)
+    assumptions.push_back(Assumption{"weights", 0, quant_text(q.settings), "", quant_origin(s, r.job.model)});
   assumptions.insert(assumptions.end(), r.assumptions.begin(), r.assumptions.end());
   r.assumptions = std::move(assumptions);
   std::vector<std::string> warnings = is_local(s) ? r.job.facility.warnings : r.job.facility.all_warnings();
@@ -205,10 +230,7 @@ Table infer_table(const InferRun& r) {
   t.add_row({"KV cache", fmt::format("{} ({} per token)", format_iec(mem.kv.value()), format_iec(mem.kv_per_token.value()))});
   t.add_row({"workspace + reserve", format_iec(mem.workspace.value() + mem.reserve.value())});
   t.add_row({"total / capacity", format_iec(mem.total().value()) + " / " + format_iec(mem.capacity.value())});
-  t.add_row({"fits", mem.fits() ? "yes"
-                     : mem.offloaded_layers > 0
-                         ? fmt::format("no: {} of {} layers in {} memory", mem.offloaded_layers, r.job.model.layers, r.host.id)
-                         : "no"});
+  t.add_row({"fits", fit_text(mem, r.job.model.layers, r.host.id)});
   if (!r.runs) return t;
   t.add_row({"prefill", format_si(r.prompt / r.single.prefill_s, "tokens/s")});
   t.add_row({"decode, one stream", format_si(1 / r.single.step_s, "tokens/s")});
@@ -278,7 +300,50 @@ void add_alternatives(Document& doc, const InferRun& r, int top) {
   doc.data.set("alternatives", list);
 }
 
-Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& o) {
+InferRun infer_run(const Catalog& catalog, const Scenario& s);
+
+// --quants: the same question at each format of the runtime's ladder, widest first, with the
+// memory, the fit and the speed of one stream (a format that cannot run says why).
+void add_quants(Document& doc, const Catalog& catalog, const Scenario& s, const InferRun& chosen) {
+  Table t;
+  t.title = fmt::format("weight formats of {} on {} x {} with {}", chosen.job.model.id, chosen.gpus, chosen.job.device.id,
+                        to_string(chosen.settings.runtime));
+  t.headers = {"quant", "bits/weight", "weights", "total / capacity", "fits", "prefill", "decode"};
+  t.right = {false, true, true, true, false, true, true};
+  Value list = Value::array();
+  for (const auto& q : quant_ladder(chosen.settings.runtime, chosen.job.device)) {
+    Scenario sq = s;
+    sq.quants = false;
+    sq.top = 0;
+    apply_setting(sq, "quant", q);
+    if (!s.has("runtime")) apply_setting(sq, "runtime", to_string(chosen.settings.runtime));
+    Value row = Value::object();
+    row.set("quant", q);
+    try {
+      const InferRun r = infer_run(catalog, sq);
+      const InferMemory& mem = r.model.memory;
+      t.add_row({quant_text(r.settings), format_sig(r.settings.bpw), format_iec(mem.weights.value()),
+                 format_iec(mem.total().value()) + " / " + format_iec(mem.capacity.value()),
+                 fit_text(mem, r.job.model.layers, r.host.id),
+                 r.runs ? format_si(r.prompt / r.single.prefill_s, "tokens/s") : "-",
+                 r.runs ? format_si(1 / r.single.step_s, "tokens/s") : "-"});
+      row.set("bits_per_weight", r.settings.bpw);
+      row.set("weights_bytes", std::round(mem.weights.value()));
+      row.set("total_bytes", std::round(mem.total().value()));
+      row.set("fits", mem.fits());
+      row.set("prefill_tokens_per_s", r.runs ? Value(r.prompt / r.single.prefill_s) : Value());
+      row.set("decode_tokens_per_s", r.runs ? Value(1 / r.single.step_s) : Value());
+    } catch (const Error& e) {
+      t.add_row({q, format_sig(bits_per_weight(q)), "-", "-", e.what(), "-", "-"});
+      row.set("error", e.what());
+    }
+    list.push(row);
+  }
+  doc.tables.push_back(t);
+  doc.data.set("quants", list);
+}
+
+Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& o, const Catalog& catalog) {
   Document doc;
   doc.warnings = r.warnings;
   if (s.top > 0 && r.tried.size() <= 1)
@@ -287,7 +352,11 @@ Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& 
   doc.data.set("warnings", warnings_json(doc.warnings));
   doc.tables.push_back(infer_table(r));
   if (s.top > 0 && r.tried.size() > 1) add_alternatives(doc, r, s.top);
-  if (!r.runs) doc.exit_code = static_cast<int>(Exit::no_answer);
+  if (s.quants) add_quants(doc, catalog, s, r);
+  if (!r.unmet.empty()) {
+    doc.exit_code = static_cast<int>(Exit::no_answer);
+    doc.failure = r.unmet;
+  }
   if (o.explain) {
     doc.lines.push_back("decode step = max(bytes / (eta x bandwidth), FLOPs / peak) + host bytes / host bandwidth + layers x t_layer"
                         " + tensor-parallel all-reduces");
@@ -301,12 +370,12 @@ Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& 
 }  // namespace
 
 Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
-  return infer_document(infer_run(catalog, s), s, o);
+  return infer_document(infer_run(catalog, s), s, o, catalog);
 }
 
 InferEvaluation infer_for_plan(const Catalog& catalog, const Scenario& s) {
   const InferRun r = infer_run(catalog, s);
-  InferEvaluation e{infer_document(r, s, RunOptions{}).data, {}};
+  InferEvaluation e{infer_document(r, s, RunOptions{}, catalog).data, {}};
   ScenarioFigures& f = e.figures;
   f.serving = true;
   f.cloud_usd = r.bill.cost.cloud;

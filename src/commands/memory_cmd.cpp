@@ -58,9 +58,26 @@ void set_memory_json(Value& v, const MemoryAnswer& a, const Job& j) {
   v.set("params_per_device", std::round(mb.params_per_device));
 }
 
-Document inference_memory_doc(const Job& j, const Scenario& s) {
+// The largest --gpus or --min-gpus answer the inference mode considers.
+constexpr int max_inference_devices = 1024;
+
+Document inference_memory_doc(const Job& j, const Scenario& s, bool fewest) {
   const ModelArch& m = j.model;
-  const InferSettings is = resolve_infer(s, j);
+  InferSettings is = resolve_infer(s, j);
+  // --gpus N without --tp splits the model over all N (tensor parallelism for a serving runtime,
+  // layers for llama.cpp); --min-gpus finds the fewest that hold it.
+  if (!s.layout.tp && s.gpus > 0) {
+    if (serving_runtime(is.runtime) && m.heads % s.gpus)
+      fail(Exit::usage, fmt::format("gpus {} does not divide the {} attention heads of {} (a serving runtime splits them; "
+                                    "give --tp, or a count that divides them)",
+                                    s.gpus, m.heads, m.id));
+    is.tp = s.gpus;
+  }
+  int min_gpus = 0;
+  if (fewest) {
+    min_gpus = min_inference_devices(m, j.params, j.device, is, max_inference_devices);
+    if (min_gpus > 0) is.tp = min_gpus;
+  }
   const InferMemory im = inference_memory(m, j.params, j.device, is);
   Document doc;
   Value v = Value::object();
@@ -75,6 +92,8 @@ Document inference_memory_doc(const Job& j, const Scenario& s) {
   v.set("params_active", j.params.active);
   v.set("context", static_cast<double>(is.context));
   v.set("batch", s.batch);
+  v.set("tp", is.tp);
+  if (fewest) v.set("min_gpus", min_gpus > 0 ? Value(min_gpus) : Value());
   doc.data = v;
   Table t;
   t.title = fmt::format("{} on {} ({}, {}), context {} x {} sequences, tp {}", m.id, j.device.id, is.quant,
@@ -88,11 +107,18 @@ Document inference_memory_doc(const Job& j, const Scenario& s) {
   t.add_row({"total", format_iec(im.total().value())});
   t.add_row({"capacity", format_iec(im.capacity.value())});
   doc.tables.push_back(t);
-  doc.lines.push_back(im.fits() ? "fits"
-                      : im.offloaded_layers > 0
-                          ? fmt::format("does not fit: {} of {} layers stay in host memory ({})", im.offloaded_layers,
-                                        m.layers, to_string(is.runtime))
-                          : "does not fit");
+  if (fewest) doc.lines.push_back(min_gpus > 0 ? fmt::format("fewest devices: {}", min_gpus)
+                                              : fmt::format("no count of devices up to {} holds it", max_inference_devices));
+  // fit_text says "no" or "no: why".
+  const std::string why = fit_text(im, m.layers, "host").substr(2);
+  doc.lines.push_back(im.fits() ? "fits" : "does not fit" + why);
+  if (!im.fits()) {
+    doc.exit_code = static_cast<int>(Exit::no_answer);
+    doc.failure = im.fits_raised_limit() ? unified_limit_note(j.device, im)
+                                          : fmt::format("{} ({}) does not fit on {} x {}: {} of {} per device", m.id, is.quant,
+                                                        is.tp, j.device.id, format_iec(im.total().value()),
+                                                        format_iec(im.capacity.value()));
+  }
   return doc;
 }
 
@@ -123,6 +149,12 @@ Document memory_document(const Job& j, const MemoryAnswer& a, bool fewest, bool 
                             l.offload ? ", offload " + offload_name(l.offload) : std::string()));
   const char* fit = a.fits ? "fits" : "does not fit";
   doc.lines.push_back(fewest ? fmt::format("fewest devices: {} ({})", a.min_gpus, fit) : std::string(fit));
+  if (!a.fits) {
+    doc.exit_code = static_cast<int>(Exit::no_answer);
+    doc.failure = fmt::format("{} does not fit on {} at this layout: {} of {} per device; try more devices "
+                              "('gpuplan memory --min-gpus') or --zero 3",
+                              j.model.id, j.device.id, format_iec(mb.total().value()), format_iec(a.capacity));
+  }
   if (!explain) return doc;
   doc.lines.push_back("");
   doc.lines.push_back(fmt::format("parameters: total {:.4g}, active {:.4g}, on this device {:.4g} ({} stage)",
@@ -147,7 +179,7 @@ Document memory_document(const Job& j, const MemoryAnswer& a, bool fewest, bool 
 
 Document run_memory(const Catalog& catalog, const Scenario& s, const RunOptions& o) {
   const Job j = resolve(s, catalog);
-  if (s.mode == "infer") return inference_memory_doc(j, s);
+  if (s.mode == "infer") return inference_memory_doc(j, s, o.min_gpus);
   const MemoryAnswer a = memory_answer(StepModel{j.model, j.params, j.device, j.step}, s.layout, s.gpus, o.min_gpus);
   return memory_document(j, a, o.min_gpus, o.explain);
 }

@@ -120,4 +120,33 @@ expect_rc 0; expect_out "deployments tried (--top)"
 run infer --model llama-3.1-8b --gpu h100-sxm --top 3
 expect_rc 0; expect_err "nothing to rank here"
 
+# Everyday answers (issue 31). Capacity as nvidia-smi reports it: vLLM serves Llama 3.1 70B in
+# bf16 on two H100 (65.7 GiB a card under gpu_memory_utilization 0.9).
+run infer --model llama-3.1-70b --gpu h100-sxm --gpus 2 --quant bf16 --format json
+expect_rc 0; expect_out '"fits": true'; expect_out '"capacity_bytes": 85520809984'; expect_out '"usable_bytes":'
+# A Mac's memory is one pool: nothing goes "to the host"; Q8_0 Qwen3 32B would swap on 36 GiB,
+# and the answer is still printed with one line saying why it is not met (exit 1).
+run infer --model qwen3-32b --gpu apple-m4-max-36gb --quant q8_0 --format json
+expect_rc 1; expect_out '"offloaded_layers": 0'; expect_out '"unified_memory_bytes": 38654705664'
+expect_err "swap"; expect_one_line_err
+run infer --model qwen3-32b --gpu apple-m4-max-36gb --quant Q6_K
+expect_rc 1; expect_err "iogpu.wired_limit_mb=28672"; expect_out "beyond the GPU's default limit"
+# gpt-oss defaults to its MXFP4 experts and fits one H100 (its model card); bf16 does not.
+run infer --model gpt-oss-120b --gpu h100-sxm --format json
+expect_rc 0; expect_out '"quant": "mxfp4"'; expect_out '"fits": true'
+run infer --model gpt-oss-120b --gpu h100-sxm --quant bf16
+expect_rc 1; expect_err "does not fit"; expect_one_line_err; expect_out "total / capacity"
+# Formats as llama.cpp spells them, auto, and the table of every format.
+run infer --model llama-3.1-8b --gpu rtx-4090 --quant Q4_K_M --get quant
+expect_rc 0; [ "$out" = q4_k_m ] || fail "Q4_K_M read as $out"
+run infer --model llama-3.1-70b --gpu h100-sxm --quant auto --get quant
+expect_rc 0; [ "$out" = fp8 ] || fail "--quant auto on one H100 chose $out, expected fp8"
+run infer --model llama-3.1-70b --gpu h100-sxm --quant fp8 --quants --format json
+expect_rc 0; expect_out '"quants": ['; expect_out '"quant": "awq"'
+run infer --model llama-3.1-8b --gpu rtx-4090 --quant q9_9
+expect_rc 2; expect_err "iq4_xs"; expect_one_line_err
+# llama.cpp splits 70B Q4_K_M over two 24 GB cards (no pipeline stages).
+run infer --model llama-3.1-70b --gpu rtx-4090 --gpus 2 --quant q4_k_m --get fits
+expect_rc 0; [ "$out" = true ] || fail "70B Q4_K_M on two RTX 4090: fits $out"
+
 finish

@@ -14,8 +14,16 @@ run memory --params 405B --gpu h100-sxm --min-gpus --format json
 expect_rc 0; expect_out '"min_gpus":'; expect_out '"zero": 3'
 run memory --params 405B --gpu h100-sxm --min-gpus --explain
 expect_rc 0; expect_out "synthesised a Llama-like dense model"
+# Does not fit: the answer is printed, one line on stderr says so, and the exit is 1, as in
+# infer and train; --gpus splits the model, --min-gpus finds the fewest cards.
 run memory --model gpt3-175b --gpu a100-80gb --mode infer --quant int8 --format json
-expect_rc 0; expect_out '"weights_bytes": 174'; expect_out '"fits": false'
+expect_rc 1; expect_out '"weights_bytes": 174'; expect_out '"fits": false'; expect_err "does not fit"; expect_one_line_err
+run memory --model gpt3-175b --gpu a100-80gb --mode infer --quant int8 --gpus 4 --format json
+expect_rc 0; expect_out '"tp": 4'; expect_out '"fits": true'
+run memory --model gpt3-175b --gpu a100-80gb --mode infer --quant int8 --min-gpus --get min_gpus
+expect_rc 0; [ "$out" = 3 ] || fail "gpt3-175b int8 on A100 80GB: fewest $out, expected 3 (96 heads split 3 ways)"
+run memory --model llama-3.1-70b --gpu h100-sxm --tp 1 --pp 1 --dp 1
+expect_rc 1; expect_out "does not fit"; expect_err "--min-gpus"; expect_one_line_err
 run memory --model llama-2-7b --gpu rtx-4090 --mode infer --quant q4_k_m --context 4096 --format json
 expect_rc 0; expect_out '"kv_cache_bytes_per_token": 524288'; expect_out '"fits": true'
 

@@ -50,9 +50,9 @@ run power --gpus 8 --price '$2.5/h' --format json
 cmp -s "$TMP/plain" "$TMP/out" || fail "--price 2.5 and --price \$2.5/h differ"
 
 # Bare switches, and their --no- form.
-run memory --model llama-3.1-8b --tp 2 --sequence-parallel --format json
+run memory --model llama-3.1-8b --gpus 8 --tp 2 --sequence-parallel --format json
 expect_rc 0; expect_out '"sequence_parallel": true'
-run memory --model llama-3.1-8b --tp 2 --no-sequence-parallel --format json
+run memory --model llama-3.1-8b --gpus 8 --tp 2 --no-sequence-parallel --format json
 expect_rc 0; expect_out '"sequence_parallel": false'
 run memory --model llama-3.1-8b --sequence-parallel=maybe
 expect_rc 2; expect_one_line_err
@@ -62,7 +62,7 @@ run memory --model llama-2-7b --gpus 8 --tp 2 --format json
 expect_rc 0; expect_out '"dp": 4'; expect_out '"schema_version": 1'
 bad 2 "gpus 7 is not tp 2 x pp 1 x cp 1 x dp 3" memory --model llama-2-7b --gpus 7 --tp 2
 # Warnings go to stderr with a prefix, and into the JSON warnings.
-run memory --model llama-2-7b --seq-len 8192 --format json
+run memory --model llama-2-7b --gpus 8 --tp 2 --seq-len 8192 --format json
 expect_rc 0; expect_err "gpuplan: warning: sequence length 8192 exceeds llama-2-7b's maximum context of 4096 tokens"
 expect_out '"warnings": ['
 # CSV: one row per result, with a header.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpuplan/analysis/device.hpp"
 #include "gpuplan/analysis/model.hpp"
@@ -22,15 +23,19 @@ std::string to_string(Runtime r);
 // with chunked prefill, a KV pool sized from the memory left; the others are llama.cpp's kind.
 inline bool serving_runtime(Runtime r) { return r == Runtime::vllm || r == Runtime::sglang || r == Runtime::tensorrt_llm; }
 
-// Bits per weight of a quantisation: GGUF formats at their true bits per weight. Throws Error(usage).
+// Bits per weight of a quantisation: GGUF formats at their true bits per weight; names in any case
+// (Q4_K_M is q4_k_m). Throws Error(usage).
 double bits_per_weight(const std::string& quant);
 bool is_gguf(const std::string& quant);
+// The quantisation's name as gpuplan spells it (lower case), or "auto". Throws Error(usage).
+std::string canonical_quant(const std::string& quant);
 // Bytes per element of the KV cache: fp16/bf16 2, fp8 1, q8_0 34/32, q4_0 18/32. Throws Error(usage).
 double kv_element_bytes(const std::string& dtype);
 
 struct InferSettings {
   std::string quant = "bf16";
   double bpw = 16;
+  double expert_bpw = 0;  // bits per routed-expert weight where the format gives them their own (gpt-oss's MXFP4); 0: bpw
   DType compute = DType::bf16;
   double kv_elem_bytes = 2;
   int tp = 1;
@@ -50,6 +55,14 @@ struct InferSettings {
   int spec_tokens = 0;
   double spec_accept = 0;
 };
+
+// The quantisations a runtime offers on a device, widest first (--quant auto, --quants): llama.cpp's
+// GGUF ladder; a serving runtime's bf16, fp8, nvfp4 where the device has an FP4 rate, and AWQ.
+std::vector<std::string> quant_ladder(Runtime r, const Device& d);
+// Sets the weights' format: its bits per weight (the model's native mix where `quant` is the
+// format its record names for its experts) and the compute type it runs at (FP8, INT8, FP4 where
+// the device has the unit; else bf16, or fp32 on a CPU). Throws Error(usage) for an unknown name.
+void set_quant(InferSettings& s, const std::string& quant, const ModelArch& m, const Device& d);
 
 // Devices of one replica: tp x pp x ep.
 inline int replica_devices(const InferSettings& s) { return s.tp * s.pp * s.ep; }
@@ -76,16 +89,39 @@ Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context
 struct InferMemory {
   Bytes weights = bytes(0), kv_per_token = bytes(0), kv = bytes(0), workspace = bytes(0), reserve = bytes(0);
   Bytes capacity = bytes(0);
+  // Unified memory (Apple, DGX Spark, Strix Halo) is one pool: the GPU may wire `capacity` of it
+  // by default (macOS's working-set limit), the rest is the system's. A model beyond the limit
+  // but within the pool runs once the limit is raised (iogpu.wired_limit_mb on macOS), squeezing
+  // the system; beyond the pool it needs swap. 0 on a discrete device.
+  Bytes pool = bytes(0);
+  Bytes system = bytes(0);  // of the pool, what the operating system keeps at the least (unified_system_minimum)
   int offloaded_layers = 0;             // layers the runtime keeps in host memory (llama.cpp, Ollama)
   Bytes offloaded_bytes = bytes(0);     // host bytes: those layers and their cache
   Bytes total() const { return weights + kv + workspace + reserve; }
   bool fits() const { return total() <= capacity; }
+  // Fits the unified pool once the GPU's limit is raised (never on a discrete device).
+  bool fits_raised_limit() const { return !fits() && pool.value() > 0 && total() <= pool - system; }
 };
+// What a unified-memory machine's operating system keeps when the GPU's limit is raised: 4 GiB,
+// an estimate (macOS wires about 2 GiB for its kernel, and a desktop session's own processes
+// need about as much again); beyond the pool less this, a model runs from swap.
+constexpr double unified_system_minimum = 4.0 * 1024 * 1024 * 1024;
+// Why a model beyond a unified-memory GPU's default limit is not run as asked, and the setting
+// that makes it fit: macOS's iogpu.wired_limit_mb, or the GPU's share elsewhere; with what it
+// leaves the system.
+std::string unified_limit_note(const Device& d, const InferMemory& mem);
 // Routed-expert parameters of the whole model (every MoE layer's routed experts).
 double routed_expert_params(const ModelArch& m, const ParamCounts& pc);
 // The share of a model's layers on its most loaded pipeline stage: ceil(layers / pp) / layers.
 double stage_share(const ModelArch& m, int pp);
 InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const Device& d, const InferSettings& s);
+// The fewest devices that hold the model and the settings' batch of KV: a tensor-parallel degree
+// that splits the attention heads for a serving runtime, any count of cards splitting the layers
+// for llama.cpp and Ollama; 0 when none up to max_devices does.
+int min_inference_devices(const ModelArch& m, const ParamCounts& pc, const Device& d, InferSettings s, int max_devices);
+// --quant auto: the widest format of the runtime's ladder whose weights, workspace and the
+// settings' batch of KV fit at the settings' tp; the narrowest where none does.
+std::string choose_quant(const ModelArch& m, const ParamCounts& pc, const Device& d, InferSettings s);
 
 // Decode efficiency by memory technology: from the two-term fits of llama.cpp's Llama-2
 // measurements (inference.md 5.1), means per class. Replaced by calibration when given.

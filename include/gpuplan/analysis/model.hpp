@@ -24,6 +24,10 @@ struct ModelArch {
   int experts = 0, active_experts = 0, shared_experts = 0, expert_ffn = 0, dense_layers = 0;
   int q_lora_rank = 0, kv_lora_rank = 0, qk_rope_dim = 0, qk_nope_dim = 0, v_head_dim = 0;
   double stated_total = 0, stated_active = 0;
+  // The format the published checkpoint ships in ("mxfp4" for gpt-oss), the default quantisation;
+  // empty: bf16. With native_quant_experts, only the routed experts are in it.
+  std::string native_quant;
+  bool native_quant_experts = false;
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora_rank > 0; }

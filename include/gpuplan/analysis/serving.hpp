@@ -212,6 +212,7 @@ struct ServingAnswer {
   InferModel model;
   SingleStream single;
   bool runs = false;              // fits, or its offloaded layers fit in the host's memory
+  std::string unmet;              // why the request is not met as asked (the command exits 1); empty when it is
   std::optional<Sized> sized;
   int gpus = 1;                   // devices in use
   std::vector<Assumption> assumptions;

@@ -30,6 +30,7 @@ struct Document {
   std::vector<std::string> warnings;  // to stderr as "gpuplan: warning: ...", never stdout
   std::optional<Table> csv;        // CSV rows; when absent, data is flattened into one row
   int exit_code = 0;               // the answer is printed, then the command exits with this (1: does not fit)
+  std::string failure;             // why the request was not met (exit_code 1): one stderr line after the answer
 };
 
 // max_width > 0 (a terminal's columns): text columns wrap, widest first, so that rows fit;
