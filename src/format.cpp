@@ -2,7 +2,10 @@
 
 #include <array>
 #include <cmath>
+#include <cctype>
 #include <fmt/format.h>
+
+#include "gpuplan/error.hpp"
 
 namespace gpuplan {
 
@@ -82,6 +85,34 @@ std::string format_exact(double value) {
   if (value == std::floor(value) && std::fabs(value) < 9.007199254740992e15)
     return fmt::format("{}", static_cast<long long>(value));
   return fmt::format("{}", value);
+}
+
+namespace {
+bool leap(long y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+// Leap years from year 1 up to, not including, y.
+long leaps_before(long y) { return (y - 1) / 4 - (y - 1) / 100 + (y - 1) / 400; }
+constexpr int month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+int days_in(long y, int m) { return month_days[m - 1] + (m == 2 && leap(y)); }
+}  // namespace
+
+long parse_date(const std::string& text) {
+  bool form = text.size() == 10;
+  for (std::size_t i = 0; form && i < text.size(); ++i) form = i == 4 || i == 7 ? text[i] == '-' : std::isdigit(static_cast<unsigned char>(text[i]));
+  const int y = form ? std::stoi(text.substr(0, 4)) : 0, m = form ? std::stoi(text.substr(5, 2)) : 0,
+            d = form ? std::stoi(text.substr(8, 2)) : 0;
+  if (!form || y < 1970 || y > 9999 || m < 1 || m > 12 || d < 1 || d > days_in(y, m))
+    fail(Exit::usage, fmt::format("date '{}' is not a calendar date; expected YYYY-MM-DD, from 1970 to 9999", text));
+  long days = 365L * (y - 1970) + leaps_before(y) - leaps_before(1970) + d - 1;
+  for (int k = 1; k < m; ++k) days += days_in(y, k);
+  return days;
+}
+
+std::string format_date(long days) {
+  long y = 1970;
+  while (days >= 365 + leap(y)) days -= 365 + leap(y++);
+  int m = 1;
+  while (days >= days_in(y, m)) days -= days_in(y, m++);
+  return fmt::format("{:04d}-{:02d}-{:02d}", y, m, days + 1);
 }
 
 }  // namespace gpuplan

@@ -207,6 +207,8 @@ const std::array table{
            [](Scenario& s, V v) { s.deadline_s = v.number; }),
     number("days", Q::duration, day, "days", 0, 3650 * day, true, cmd_train, "none", "Deadline in days (or 28d, 4w)",
            [](Scenario& s, V v) { s.deadline_s = v.number; }),
+    text("start", cmd_train, "none", "The day the run starts, YYYY-MM-DD: the answer gives the day it ends",
+         [](Scenario& s, V v) { s.start_day = parse_date(v.text); }),
     number("goodput", Q::fraction, 0, {}, 0.05, 1, false, cmd_train, "0.9", "Share of wall-clock doing useful steps",
            [](Scenario& s, V v) { s.goodput = v.number; }),
     number("tokens-scale", Q::real, 0, {}, 0.1, 10, false, cmd_train, "1", "Multiply the token budget (sensitivity)",

@@ -3,6 +3,7 @@
 #include <array>
 #include <span>
 
+#include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
 #include "gpuplan/report/answer_fields.hpp"
 #include "gpuplan/report/table.hpp"
@@ -176,4 +177,18 @@ TEST_CASE("A table wraps its text columns at spaces to fit a terminal and keeps 
   // Never below the longest word or the heading: a row too wide for the terminal stays whole.
   CHECK(gpuplan::render_text(t, 5).find("gamma") != std::string::npos);
   for (std::size_t w : {std::size_t{1}, std::size_t{5}, std::size_t{12}, std::size_t{24}, std::size_t{40}}) CHECK(gpuplan::render_text(t, w).find("10.5 GiB") != std::string::npos);
+}
+
+TEST_CASE("calendar dates as days since 1970 and back") {
+  CHECK(parse_date("1970-01-01") == 0);
+  CHECK(parse_date("1970-03-01") == 31 + 28);
+  // 2000 is a leap year (divisible by 400): 30 years of 365 days and 7 leap days (1972 to 1996).
+  CHECK(parse_date("2000-01-01") == 30 * 365 + 7);
+  CHECK(parse_date("2000-03-01") - parse_date("2000-02-28") == 2);
+  // 2100 is not (divisible by 100, not by 400).
+  CHECK(parse_date("2100-03-01") - parse_date("2100-02-28") == 1);
+  for (const char* d : {"1970-01-01", "2024-02-29", "2026-12-31", "2027-01-04", "9999-12-31"}) CHECK(format_date(parse_date(d)) == d);
+  CHECK(format_date(parse_date("2027-01-04") + 30) == "2027-02-03");
+  for (const char* bad : {"2027-02-29", "2027-13-01", "2027-00-10", "27-01-04", "2027-1-4", "2027/01/04", "+027-01-04", "1969-12-31", ""})
+    CHECK_THROWS_AS(parse_date(bad), Error);
 }

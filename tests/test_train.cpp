@@ -46,6 +46,7 @@ TEST_CASE("a deadline gives the fewest devices in whole units that meet it", "[t
   TrainQuestion q = question("llama-3.1-8b", "h100-sxm");
   q.deadline = seconds(14 * 86400.0);
   const TrainAnswer a = plan_training(q);
+  REQUIRE(a.gpus > q.unit);
   REQUIRE(a.gpus % q.unit == 0);
   CHECK(a.wall <= q.deadline);
   // One unit fewer misses it: the answer is the smallest.
@@ -53,9 +54,52 @@ TEST_CASE("a deadline gives the fewest devices in whole units that meet it", "[t
   fewer.deadline = seconds(0);
   fewer.gpus = a.gpus - q.unit;
   CHECK(plan_training(fewer).wall > q.deadline);
-  // Doubling then bisection over k units: at most 2 log2(k) + 1 counts searched, each once.
+  // The cards below a node (1, 2, 4: log2 8 counts), then doubling and bisection over k units:
+  // at most 3 + 2 log2(k) + 1 counts searched, each once.
   const double k = a.gpus / q.unit;
-  CHECK(a.counts_searched <= 2 * std::ceil(std::log2(k)) + 1);
+  CHECK(a.counts_searched <= 3 + 2 * std::ceil(std::log2(k)) + 1);
+}
+
+TEST_CASE("a deadline that a node more than meets takes whole cards below it", "[train]") {
+  // 20B tokens of Llama 3.1 8B in 14 days: the devices a node of 8 would need are few, so the
+  // answer is a power of two below 8 whose half misses the deadline.
+  TrainQuestion q = question("llama-3.1-8b", "h100-sxm");
+  q.tokens = 20e9;
+  q.deadline = seconds(14 * 86400.0);
+  const TrainAnswer a = plan_training(q);
+  REQUIRE(a.gpus < q.unit);
+  CHECK((a.gpus & (a.gpus - 1)) == 0);
+  CHECK(a.wall <= q.deadline);
+  if (a.gpus > 1) {
+    TrainQuestion half = q;
+    half.deadline = seconds(0);
+    half.gpus = a.gpus / 2;
+    CHECK(plan_training(half).wall > q.deadline);
+  }
+}
+
+TEST_CASE("a count that misses its deadline says so and names the count that meets it", "[train]") {
+  TrainQuestion q = question("llama-3.1-8b", "a100-80gb");
+  q.gpus = 64;
+  q.deadline = seconds(30 * 86400.0);
+  const TrainAnswer a = plan_training(q);
+  CHECK_FALSE(a.meets_deadline);
+  CHECK(a.wall > q.deadline);
+  CHECK(a.unmet.find("too few") != std::string::npos);
+  CHECK(a.unmet.find("checkpoint") == std::string::npos);
+  // The tokens that fit: throughput x goodput x deadline.
+  CHECK(a.tokens_by_deadline == Approx(a.best.tokens_per_s * 0.9 * 30 * 86400));
+  // The count named is the deadline search's own answer.
+  TrainQuestion fewest = q;
+  fewest.gpus = 0;
+  CHECK(a.gpus_for_deadline == plan_training(fewest).gpus);
+  // With no tokens the question is the inverse: the run fills the deadline exactly.
+  q.tokens = 0;
+  q.tokens_from_deadline = true;
+  const TrainAnswer inv = plan_training(q);
+  CHECK(inv.meets_deadline);
+  CHECK(inv.tokens == Approx(a.tokens_by_deadline));
+  CHECK(inv.wall.value() == Approx(30 * 86400.0));
 }
 
 TEST_CASE("the deadline search gives the count of a plain doubling and bisection in fewer searches", "[train]") {

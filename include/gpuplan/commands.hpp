@@ -69,7 +69,7 @@ struct PlanRun {
 // What a plan may cost: every scenario's evaluations (1, plus 2 per sensitivity input) times
 // the layout searches of each (1 at a fixed count or for serving; up to
 // plan_deadline_searches when the count is searched for a deadline or for memory).
-constexpr long plan_deadline_searches = 34;  // 17 doublings to max_deadline_units, 17 halvings
+constexpr long plan_deadline_searches = 40;  // 17 doublings to max_deadline_units, 17 halvings, 6 card counts below a node
 constexpr long default_plan_searches = 20000;
 constexpr long max_plan_searches = 10000000;
 struct PlanLimits {

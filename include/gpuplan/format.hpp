@@ -17,6 +17,10 @@ std::string format_iec(double bytes);
 std::string format_duration(double seconds);
 // Money: $5.58M, $2.49, $0.0123.
 std::string format_usd(double usd);
+// Calendar dates (proleptic Gregorian, UTC): "2027-01-04" as days since 1970-01-01 and back.
+// parse_date throws Error(usage) naming the text and the form it accepts (YYYY-MM-DD, 1970-9999).
+long parse_date(const std::string& text);
+std::string format_date(long days);
 // Full precision for JSON and CSV: integers without a fraction, others round-trip exact.
 std::string format_exact(double value);
 

@@ -38,22 +38,33 @@ double step_tokens_of(const TrainQuestion& q, const Candidate& c) {
   return static_cast<double>(c.layout.global_batch) * q.model.settings.train.seq_len;
 }
 
-// The fewest devices, in multiples of the unit, whose best layout meets the deadline: double
-// until it is met, then bisect (time falls as devices grow). Each count is asked once, and
-// only whether some layout reaches the throughput the deadline needs (any_layout_reaches,
-// which stops at the first and skips what cannot); the answer's count is then searched in full.
-std::pair<int, SearchResult> fewest_for_deadline(const TrainQuestion& q, int& counts) {
+// The fewest devices whose best layout meets the deadline: first the whole cards below one unit
+// (1, 2, 4, ... of a node), then multiples of the unit, doubling until it is met, then bisecting
+// (time falls as devices grow). Each count is asked once, and only whether some layout reaches the
+// throughput the deadline needs (any_layout_reaches, which stops at the first and skips what
+// cannot); the answer's count is then searched in full. `fewer` is the next smaller count tried.
+struct Fewest {
+  int gpus = 0, fewer = 0;
+  SearchResult result;
+};
+Fewest fewest_for_deadline(const TrainQuestion& q, int& counts) {
   // tokens/s the deadline needs: steps x step time / goodput <= deadline
   const double needed = q.tokens / (q.goodput * q.deadline.value());
   std::map<int, bool> cache;
-  auto meets = [&](int k) {
-    auto it = cache.find(k);
+  auto meets_devices = [&](int n) {
+    auto it = cache.find(n);
     if (it == cache.end()) {
-      it = cache.emplace(k, any_layout_reaches(q.model, k * q.unit, q.layout, q.target_batch(k * q.unit), needed)).first;
+      it = cache.emplace(n, any_layout_reaches(q.model, n, q.layout, q.target_batch(n), needed)).first;
       ++counts;
     }
     return it->second;
   };
+  auto full = [&](int n) { return search_layouts(q.model, n, q.layout, q.target_batch(n), 1); };
+  for (int n = 1; n < q.unit; n *= 2) {
+    if (q.unit % n) break;
+    if (meets_devices(n)) return {n, n / 2, full(n)};
+  }
+  auto meets = [&](int k) { return meets_devices(k * q.unit); };
   // Skip the doublings that cannot meet the deadline. model_flops_per_token, counted as the step
   // runs the attention, never exceeds what the devices compute, so no layout's MFU exceeds 1 (the
   // framework's overhead only lowers it). A count whose devices at that MFU still fall short of the
@@ -77,7 +88,10 @@ std::pair<int, SearchResult> fewest_for_deadline(const TrainQuestion& q, int& co
     const int mid = lo + (hi - lo) / 2;
     (meets(mid) ? hi : lo) = mid;
   }
-  return {hi * q.unit, search_layouts(q.model, hi * q.unit, q.layout, q.target_batch(hi * q.unit), 1)};
+  // Below one unit, the largest card count tried under it.
+  int below = 0;
+  for (int n = 1; n < q.unit && q.unit % n == 0; n *= 2) below = n;
+  return {hi * q.unit, hi > 1 ? (hi - 1) * q.unit : below, full(hi * q.unit)};
 }
 
 }  // namespace
@@ -93,16 +107,33 @@ TrainAnswer plan_training(const TrainQuestion& q) {
     a.counts_searched = 1;
     a.count_limit = "given";
   } else {
-    std::tie(a.gpus, r) = fewest_for_deadline(q, a.counts_searched);
-    const int fewer = a.gpus - q.unit;
-    a.count_limit = fewer <= 0 ? "unit"
-                    : any_layout_fits(q.model, fewer, q.layout, q.target_batch(fewer)) ? "deadline" : "memory";
+    Fewest f = fewest_for_deadline(q, a.counts_searched);
+    a.gpus = f.gpus;
+    r = std::move(f.result);
+    a.count_limit = f.fewer <= 0 ? "unit"
+                    : any_layout_fits(q.model, f.fewer, q.layout, q.target_batch(f.fewer)) ? "deadline" : "memory";
   }
   a.best = r.top.front();
   a.evaluated = r.evaluated;
   a.fitting = r.fitting;
   a.step_tokens = step_tokens_of(q, a.best);
-  a.steps = q.tokens / a.step_tokens;
+  const StepTime& st = a.best.time;
+
+  // Storage: the dataset, the read rate, checkpoints and what writing them costs in goodput (which
+  // does not depend on the tokens, so the tokens a deadline allows follow from it).
+  StorageInput si = q.storage;
+  si.tokens_per_s = a.best.tokens_per_s;
+  si.tokens = q.tokens;
+  if (q.tokens_from_deadline) si.tokens = a.best.tokens_per_s * q.goodput * q.deadline.value();
+  a.storage = storage_needs(si);
+  a.goodput = q.goodput * (1 - a.storage.checkpoint_overhead);
+  if (q.deadline.value() > 0) a.tokens_by_deadline = a.best.tokens_per_s * a.goodput * q.deadline.value();
+  if (q.tokens_from_deadline) {
+    a.tokens = a.tokens_by_deadline;
+    si.tokens = a.tokens;
+    a.storage = storage_needs(si);
+  }
+  a.steps = a.tokens / a.step_tokens;
   if (a.steps < min_training_steps)
     fail(Exit::no_answer, fmt::format("{} devices are more than {} can use on {} tokens: one sequence per data-parallel "
                                       "rank makes a step of {} tokens, so the run has {:.3g} steps (fewer than {}); use "
@@ -110,17 +141,9 @@ TrainAnswer plan_training(const TrainQuestion& q) {
                                       a.gpus, q.model.model.id, format_si(q.tokens, ""), format_si(a.step_tokens, ""),
                                       a.steps, min_training_steps));
 
-  const StepTime& st = a.best.time;
   a.mfu = flops_utilisation(st.model_flops, st, q.model, a.gpus);
   a.hfu = flops_utilisation(st.hardware_flops, st, q.model, a.gpus);
   a.comm_fraction = ((st.tp_comm + st.pp_comm + st.dp_comm + st.cp_comm + st.ep_comm) / st.total).value();
-
-  // Storage: the dataset, the read rate, checkpoints and what writing them costs in goodput.
-  StorageInput si = q.storage;
-  si.tokens = q.tokens;
-  si.tokens_per_s = a.best.tokens_per_s;
-  a.storage = storage_needs(si);
-  a.goodput = q.goodput * (1 - a.storage.checkpoint_overhead);
   a.wall = wall_clock(a.steps, st.total, a.goodput);
   a.gpu_hours = a.wall.value() * a.gpus / 3600;
 
@@ -131,9 +154,33 @@ TrainAnswer plan_training(const TrainQuestion& q) {
     a.warnings.push_back(fmt::format("the global batch is {} tokens per step, {:.0f}x the target {}; so many devices may not "
                                      "train well (Llama 3 405B used at most 16M)",
                                      format_si(a.step_tokens, ""), a.step_tokens / target, format_si(target, "")));
-  if (q.deadline.value() > 0 && a.wall > q.deadline)
-    a.warnings.push_back(fmt::format("checkpoint writes stretch the run to {} past the {} deadline",
-                                     format_duration(a.wall.value()), format_duration(q.deadline.value())));
+  // A deadline missed: by the devices given (name the count that would meet it), or, where the
+  // search chose the count, by the checkpoint writes it does not see (1e-9: rounding).
+  if (q.deadline.value() > 0 && a.wall.value() > q.deadline.value() * (1 + 1e-9)) {
+    a.meets_deadline = false;
+    const double without_checkpoints = wall_clock(a.steps, st.total, q.goodput).value();
+    if (without_checkpoints <= q.deadline.value())
+      a.unmet = fmt::format("checkpoint writes ({:.1f}% of the wall clock) stretch the run to {} past the {} deadline",
+                            100 * a.storage.checkpoint_overhead, format_duration(a.wall.value()),
+                            format_duration(q.deadline.value()));
+    else {
+      TrainQuestion fq = q;
+      fq.gpus = 0;
+      int counts = 0;
+      try {
+        a.gpus_for_deadline = fewest_for_deadline(fq, counts).gpus;
+      } catch (const Error&) {
+        a.gpus_for_deadline = 0;
+      }
+      a.unmet = fmt::format("{} x {} train {} tokens in {} at {}, past the {} deadline: the devices are too few (the "
+                            "deadline needs {}; {} tokens fit in it){}",
+                            a.gpus, q.model.device.id, format_si(a.tokens, ""), format_duration(a.wall.value()),
+                            format_si(a.best.tokens_per_s, "tokens/s"), format_duration(q.deadline.value()),
+                            format_si(a.tokens / (a.goodput * q.deadline.value()), "tokens/s"),
+                            format_si(a.tokens_by_deadline, ""),
+                            a.gpus_for_deadline > 0 ? fmt::format("; {} devices meet it", a.gpus_for_deadline) : "");
+    }
+  }
   if (a.storage.idle_fraction > 0 && si.system)
     a.warnings.push_back(fmt::format("storage is the bottleneck: {} units of {} read {} of the {} needed; devices idle {:.0f}% of "
                                      "the time",

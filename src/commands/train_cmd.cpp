@@ -91,8 +91,10 @@ TrainQuestion train_question(const Job& j, const Scenario& s) {
   const TrainSettings& ts = j.step.train;
   if (ts.finetune != Finetune::none && s.tokens <= 0 && s.dataset_tokens <= 0)
     fail(Exit::usage, "fine-tuning needs its data: give --dataset-tokens N (and --epochs) or --tokens N");
+  // A count and a deadline without tokens ask the inverse: what the count trains by then.
+  q.tokens_from_deadline = s.tokens <= 0 && s.dataset_tokens <= 0 && s.gpus > 0 && s.deadline_s > 0;
   const double tokens = s.tokens > 0 ? s.tokens : s.dataset_tokens > 0 ? s.dataset_tokens * s.epochs : 20 * j.params.total;
-  q.tokens = tokens * s.tokens_scale;
+  q.tokens = q.tokens_from_deadline ? 0 : tokens * s.tokens_scale;
   q.goodput = s.goodput;
   q.batch_tokens = ts.finetune == Finetune::none ? s.batch_tokens : finetune_batch_tokens;
   q.batch_tokens_per_device = s.batch_tokens_per_device;
@@ -160,7 +162,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("gpu", j.device.id);
   for (const auto& [k, val] : v.members()) out.set(k, val);
   out.set("tokens", ans.tokens);
-  const bool default_tokens = s.tokens <= 0 && s.dataset_tokens <= 0;
+  const bool default_tokens = s.tokens <= 0 && s.dataset_tokens <= 0 && !q.tokens_from_deadline;
   out.set("tokens_default", default_tokens);
   out.set("seq_len", j.step.train.seq_len);
   out.set("mfu_convention", mfu_convention(j.step.train));
@@ -173,7 +175,16 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("wall_clock_s", ans.wall.value());
   out.set("wall_clock_days", ans.wall.value() / 86400);
   out.set("gpu_hours", ans.gpu_hours);
-  if (s.deadline_s > 0) out.set("deadline_s", s.deadline_s);
+  if (s.deadline_s > 0) {
+    out.set("deadline_s", s.deadline_s);
+    out.set("meets_deadline", ans.meets_deadline);
+    out.set("tokens_by_deadline", ans.tokens_by_deadline);
+    out.set("gpus_for_deadline", ans.meets_deadline ? Value(gpus) : ans.gpus_for_deadline > 0 ? Value(ans.gpus_for_deadline) : Value());
+  }
+  if (s.start_day) {
+    out.set("start_date", format_date(*s.start_day));
+    out.set("end_date", format_date(*s.start_day + static_cast<long>(std::floor(ans.wall.value() / 86400))));
+  }
   out.set("count_limit", ans.count_limit);
   out.set("finetune", to_string(j.step.train.finetune));
   out.set("evaluated", ans.evaluated);
@@ -222,14 +233,22 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   sum.right = {false, true};
   sum.add_row({"devices", std::to_string(gpus) + (ans.count_limit == "memory"     ? " (set by memory: fewer hold no layout)"
                                                    : ans.count_limit == "deadline" ? " (set by the deadline)"
-                                                   : ans.count_limit == "unit"     ? " (one unit, the fewest a deadline is searched in)"
+                                                   : ans.count_limit == "unit"     ? " (one device is enough)"
                                                                                    : "")});
-  sum.add_row({"tokens", format_si(ans.tokens, "") + (default_tokens ? " (20 per parameter, Chinchilla)" : "")});
+  sum.add_row({"tokens", format_si(ans.tokens, "") + (default_tokens          ? " (20 per parameter, Chinchilla)"
+                                                      : q.tokens_from_deadline ? " (what the devices train by the deadline)"
+                                                                               : "")});
   sum.add_row({"throughput", format_si(best.tokens_per_s, "tokens/s")});
   sum.add_row({"MFU (" + mfu_convention(j.step.train) + ")", format_sig(100 * ans.mfu) + "%"});
   sum.add_row({"HFU", format_sig(100 * ans.hfu) + "%"});
   sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
   sum.add_row({"wall clock", format_duration(ans.wall.value()) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", ans.wall.value() / 86400, 100 * ans.goodput)});
+  if (s.start_day)
+    sum.add_row({"dates", fmt::format("{} to {}", format_date(*s.start_day),
+                                      format_date(*s.start_day + static_cast<long>(std::floor(ans.wall.value() / 86400))))});
+  if (s.deadline_s > 0 && s.gpus > 0)
+    sum.add_row({"deadline", fmt::format("{} {} ({} tokens fit in it)", ans.meets_deadline ? "met:" : "missed:",
+                                         format_duration(s.deadline_s), format_si(ans.tokens_by_deadline, ""))});
   sum.add_row({"GPU-hours", format_si(ans.gpu_hours, "")});
   if (j.calibration) sum.add_row({"calibration", j.calibration_path});
   doc.tables.push_back(sum);
@@ -249,6 +268,10 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
                                                    format_duration(s.checkpoint_every_s))});
   doc.tables.push_back(bt);
   doc.warnings = warnings;
+  if (!ans.unmet.empty()) {
+    doc.exit_code = static_cast<int>(Exit::no_answer);
+    doc.failure = ans.unmet;
+  }
   if (default_tokens) doc.lines.push_back("tokens default to 20 per parameter (Hoffmann et al. 2022, Chinchilla)");
   if (o.explain) {
     doc.lines.push_back(fmt::format("efficiency: GEMM up to {:.0f}% of peak, memory {:.0f}% of bandwidth ({})",

@@ -46,7 +46,7 @@ done
   printf '520]\n[sensitivity]\nmfu = 0.2\nprice = 0.2\npue = 0.1\ntokens = 0.2\npower = 0.1\n'
 } >"$TMP/big.toml"
 run plan "$TMP/big.toml"
-expect_rc 65; expect_err "the plan needs up to 187000 layout searches (500 scenarios, 11 evaluations each"
+expect_rc 65; expect_err "the plan needs up to 220000 layout searches (500 scenarios, 11 evaluations each"
 expect_err "(--max-searches)"; expect_one_line_err; expect_no_out
 run plan "$TMP/one.toml" --max-searches 0
 expect_rc 2; expect_err "--max-searches"; expect_one_line_err

@@ -79,4 +79,20 @@ bad 1 "devices are more than" train --params 1B --gpus 1000000
 bad 1 "no count of" train --model llama-3.1-405b --gpu rtx-4090 --days 0.001
 bad 1 "does not fit on any number" memory --params 405B --gpu l4 --min-gpus --tp 1 --pp 1 --zero 0
 
+# Deadlines (issue 31): a count given with a deadline is checked against it, exit 1 naming the
+# real cause (too few devices, not checkpoint writes) and the count that meets it.
+run train --model llama-3.1-8b --gpu a100-80gb --gpus 64 --tokens 1T --days 30 --format json
+expect_rc 1; expect_out '"meets_deadline": false'; expect_out '"gpus_for_deadline":'; expect_out '"tokens_by_deadline":'
+expect_err "the devices are too few"; expect_err "devices meet it"
+[ "$(grep -c "gpuplan: error:" "$TMP/err")" -eq 1 ] || fail "a missed deadline should be one error line: $err"
+grep -q "checkpoint" "$TMP/err" && fail "a missed deadline blames checkpoint writes, with no checkpointing set"
+# The inverse: with no tokens, what 64 cards train in 30 days, and the day the run ends.
+run train --model llama-3.1-8b --gpu h100-sxm --gpus 64 --days 30 --start 2027-01-04 --format json
+expect_rc 0; expect_out '"meets_deadline": true'; expect_out '"end_date": "2027-02'; expect_out '"start_date": "2027-01-04"'
+bad 2 "date '2027-02-30' is not a calendar date" train --model llama-3.1-8b --gpus 8 --start 2027-02-30
+# The fewest cards for a deadline need not be whole nodes: LoRA on 2B tokens of Llama 3.1 70B in
+# a week takes 4 H100, not a node of 8.
+run train --model llama-3.1-70b --gpu h100-sxm --finetune lora --dataset-tokens 2B --weeks 1 --get gpus
+expect_rc 0; [ "$out" = 4 ] || fail "70B LoRA on 2B tokens in a week: $out H100, expected 4"
+
 finish

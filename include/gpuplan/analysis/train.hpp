@@ -30,8 +30,12 @@ struct TrainQuestion {
   LayoutConstraints layout;
   int gpus = 0;                      // a fixed count; 0: the fewest meeting the deadline
   Seconds deadline = seconds(0);     // 0: none
-  int unit = 1;                      // the deadline search counts devices in multiples of this
+  // The deadline search counts devices in multiples of this beyond it (a scale-up domain or node),
+  // and in powers of two that divide it below it (1, 2 or 4 cards of a node).
+  int unit = 1;
   double tokens = 0;                 // tokens to train on
+  // With a count and a deadline: the tokens are what the count trains within the deadline.
+  bool tokens_from_deadline = false;
   double goodput = 0.9;              // share of wall clock doing useful steps, before checkpoints
   // The batch the search aims at: max(batch_tokens, batch_tokens_per_device x devices), at most
   // tokens / (2 min_training_steps).
@@ -45,10 +49,17 @@ struct TrainAnswer {
   Candidate best;
   long evaluated = 0, fitting = 0;  // layouts of the chosen count
   int counts_searched = 0;           // device counts the deadline search evaluated
-  // What set the device count: "given" (a fixed count), "unit" (the deadline search's smallest
-  // count, one scale-up domain or node, is enough), "memory" (one unit fewer holds no layout) or
-  // "deadline" (one unit fewer holds the model but is too slow).
+  // What set the device count: "given" (a fixed count), "unit" (one device is enough), "memory"
+  // (the next smaller count the search tries holds no layout) or "deadline" (it holds the model
+  // but is too slow).
   std::string count_limit;
+  // With a count and a deadline: the tokens the count trains within the deadline, whether the
+  // run meets it, the fewest devices that would (0 when none up to the search's bound), and why
+  // it misses (empty when it meets it).
+  double tokens_by_deadline = 0;
+  bool meets_deadline = true;
+  int gpus_for_deadline = 0;
+  std::string unmet;
   double tokens = 0, step_tokens = 0, steps = 0;
   double goodput = 0;                // after checkpoint writes
   Seconds wall = seconds(0);
