@@ -22,7 +22,7 @@ TEST_CASE("constraints check a training answer's figures", "[plan]") {
   const Verdict rented = check_constraints(c, f, false);
   CHECK_FALSE(rented.pass);
   REQUIRE(rented.reasons.size() == 2);  // power and deadline; the $2M cloud run is in budget
-  CHECK(rented.reasons[0] == "facility power 0.300 MW exceeds the cap of 0.250 MW");
+  CHECK(rented.reasons[0] == "facility power 300 kW exceeds the cap of 250 kW");
   CHECK(rented.reasons[1] == "training takes 40.0 d, past the deadline of 30.0 d");
   const Verdict owned = check_constraints(c, f, true);
   REQUIRE(owned.reasons.size() == 3);

@@ -343,8 +343,9 @@ Verdict check_constraints(const Constraints& c, const ScenarioFigures& f, bool o
   }
   if (c.max_facility_mw) {
     if (!f.facility_mw_peak) need(false, "facility power cannot be checked: no power figure for this device");
-    else need(*f.facility_mw_peak <= *c.max_facility_mw, fmt::format("facility power {} MW exceeds the cap of {} MW",
-                                                                     format_sig(*f.facility_mw_peak), format_sig(*c.max_facility_mw)));
+    else need(*f.facility_mw_peak <= *c.max_facility_mw, fmt::format("facility power {} exceeds the cap of {}",
+                                                                     format_si(*f.facility_mw_peak * 1e6, "W"),
+                                                                     format_si(*c.max_facility_mw * 1e6, "W")));
   }
   if (c.deadline_s && !f.serving) {
     const auto& s = f.wall_clock_s;

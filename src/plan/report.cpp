@@ -36,7 +36,8 @@ int bar_pixels(double frac, int full) {
 std::string show_days(double v) { return format_sig(v) + " d"; }
 std::string show_pct(double v) { return format_sig(100 * v) + "%"; }
 std::string show_usd(double v) { return format_usd(v); }
-std::string show_mw(double v) { return format_sig(v) + " MW"; }
+// Power in W, kW or MW as it falls (a 27 kW room is not "0.0270 MW"); the chart reads it too.
+std::string show_mw(double v) { return format_si(v * 1e6, "W"); }
 std::string show_mwh(double v) { return format_si(v * 1e6, "Wh"); }
 std::string show_t(double v) { return format_tonnes(v); }
 std::string show_s(double v) { return format_duration(v); }
@@ -61,7 +62,7 @@ const std::vector<Metric>& metrics() {
       {"facility power (peak)", "power.facility_mw_peak", show_mw, ""},
       {"racks", "power.racks", show_int, ""},
       {"energy", "energy_mwh", show_mwh, "train"},
-      {"carbon (t CO2e)", "co2_t", show_t, "train"},
+      {"carbon (CO2e)", "co2_t", show_t, "train"},
       {"cloud cost", "cost_usd.cloud", show_usd, "train"},
       {"owned: run's share", "cost_usd.owned_run", show_usd, "train"},
       {"owned: cost of ownership", "cost_usd.owned_tco", show_usd, "train"},
