@@ -521,3 +521,44 @@ TEST_CASE("the deployment search serves a large MoE model expert-parallel", "[se
   q.tp = 2, q.ep = 8;
   CHECK_THROWS_AS(answer_serving(q), Error);
 }
+
+TEST_CASE("the wait before a prefill has closed-form parts", "[serving]") {
+  // A batch slot alone: P(W > t) = C exp(-k t), so the p-quantile is ln(C / (1 - p)) / k.
+  TtftWait slot;
+  slot.slot_waits = 0.5, slot.slot_rate = 4;
+  CHECK(slot.quantile(0.99) == Approx(std::log(0.5 / 0.01) / 4).epsilon(1e-5));
+  CHECK(slot.quantile(0.4) == 0);  // half of arrivals find a slot
+  CHECK(slot.mean() == Approx(0.5 / 4));
+  // The decode iteration in progress alone, met always: uniform on [0, 30 ms].
+  TtftWait iteration;
+  iteration.iteration_s = 0.03, iteration.decoding = 1;
+  CHECK(iteration.quantile(0.5) == Approx(0.015).epsilon(1e-5));
+  CHECK(iteration.quantile(0.9) == Approx(0.027).epsilon(1e-5));
+  CHECK(iteration.mean() == Approx(0.015));
+  // Two exponential waits that always happen sum to a hypoexponential: P(W > t) =
+  // (b e^(-a t) - a e^(-b t)) / (b - a); at rates 2 and 5, t = 1: (5 e^-2 - 2 e^-5) / 3.
+  TtftWait both;
+  both.prefill_waits = 1, both.prefill_rate = 2, both.slot_waits = 1, both.slot_rate = 5;
+  CHECK(both.exceeds(1) == Approx((5 * std::exp(-2.0) - 2 * std::exp(-5.0)) / 3));
+  CHECK(both.mean() == Approx(0.5 + 0.2));
+  // The uniform smears that tail: P(U + W > t) = (1/r) integral of P(W > t - u) over [0, r];
+  // at r = 1, t = 2 and one wait at rate 2: (e^-2 - e^-4) / 2.
+  TtftWait smeared;
+  smeared.iteration_s = 1, smeared.decoding = 1, smeared.prefill_waits = 1, smeared.prefill_rate = 2;
+  CHECK(smeared.exceeds(2) == Approx((std::exp(-2.0) - std::exp(-4.0)) / 2));
+  CHECK(smeared.exceeds(0.5) == Approx(0.5 + (1 - std::exp(-1.0)) / 2));
+}
+
+TEST_CASE("TTFT percentiles under Poisson arrivals spread with the load", "[serving]") {
+  const InferModel im = served("llama-3.1-8b", "h100-sxm", 1);
+  const Operating light = operate(im, 32, 1000, 300, 0.2);
+  const Operating heavy = operate(im, 32, 1000, 300, 0.8);
+  REQUIRE(light.ttft);
+  REQUIRE(heavy.ttft);
+  CHECK(light.ttft->p50 < light.ttft->p90);
+  CHECK(light.ttft->p90 < light.ttft->p99);
+  CHECK(heavy.ttft->p99 - heavy.ttft->p50 > light.ttft->p99 - light.ttft->p50);
+  // At no load nothing is in progress: the TTFT is the prefill step and a decode step.
+  const Operating idle = operate(im, 32, 1000, 300, 0);
+  CHECK(idle.ttft_s == Approx(8 * idle.prefill_s + idle.step_s));
+}

@@ -24,16 +24,31 @@ double quantile_given(double waits, double drain, double scv, double p) {
 
 // The pieces of a replica's latency at a load share u of its capacity (no queueing yet).
 struct Load {
-  double lambda, tpot_mean, first, hold;
+  double lambda, tpot_mean, first, hold, rho;
 };
 Load load_of(const Operating& o, double u) {
   Load l;
   l.lambda = u * o.capacity_rps;
-  const double rho = std::min(0.95, l.lambda * o.stall_s);  // share of time spent prefilling
-  l.tpot_mean = o.step_s / (1 - rho);
+  l.rho = std::min(0.95, l.lambda * o.stall_s);  // share of time spent prefilling
+  l.tpot_mean = o.step_s / (1 - l.rho);
   l.first = o.prefill_s * o.prefills_per_step + l.tpot_mean;  // the whole prefill step, then a decode
   l.hold = o.batch / o.capacity_rps;  // a request holds its slot B / capacity at full load
   return l;
+}
+// What a request waits before its prefill at the load: the iteration in progress, the prompts
+// queued ahead (each holds the prefill for stall_s), and a batch slot. The replica decodes for
+// others unless it is empty: requests in it are Poisson with mean lambda x their time in it
+// (an M/G/infinity occupancy), so it is busy with probability 1 - exp(-lambda T).
+TtftWait wait_of(const Operating& o, const Load& l, double output) {
+  TtftWait w;
+  w.iteration_s = o.step_s;
+  w.decoding = (1 - std::exp(-l.lambda * (l.first + output * l.tpot_mean))) * (1 - l.rho);
+  w.prefill_waits = l.rho;
+  w.prefill_rate = o.stall_s > 0 ? 2 * (1 - l.rho) / o.stall_s : 0;
+  const double drain = o.batch / l.hold - l.lambda;
+  w.slot_waits = drain > 0 ? erlang_c(o.batch, l.lambda * l.hold) : 1;
+  w.slot_rate = 2 * std::max(drain, 1e-12);
+  return w;
 }
 // A request's TPOT at the normal quantile z: its O steps and the prefill steps that land in
 // its life. Prefill steps arrive at lambda / k and each takes k t_p; a Poisson count of mean m.
@@ -42,8 +57,10 @@ double tpot_at(const Operating& o, const Load& l, double output, double z) {
   const double landed = std::max(0.0, m + z * std::sqrt(m));
   return (output * o.step_s + landed * k * o.stall_s) / output;
 }
-double ttft_p99(const Operating& o, const Load& l) {
-  return l.first + wait_quantile(o.batch, l.lambda, l.hold, 0, 0.99);
+// Whether the p99 TTFT is within `ttft`: P(first + wait > ttft) <= 1%, one evaluation of the
+// tail rather than a search for its quantile.
+bool ttft_p99_within(const Operating& o, const Load& l, double output, double ttft) {
+  return ttft >= l.first && wait_of(o, l, output).exceeds(ttft - l.first) <= 0.01;
 }
 
 // The latencies of o at a load share u of its capacity.
@@ -56,10 +73,9 @@ void at_load(Operating& o, double u, double output) {
   // queue behind: the TTFT is the prefill and first token alone, and there are no percentiles.
   o.ttft_s = l.first;
   if (u >= 1) return;
-  const double drain = o.batch / l.hold - l.lambda, waits = erlang_c(o.batch, l.lambda * l.hold);
-  o.ttft_s += waits / 2 / drain;
-  o.ttft = Percentiles{l.first + quantile_given(waits, drain, 0, 0.5), l.first + quantile_given(waits, drain, 0, 0.9),
-                       l.first + quantile_given(waits, drain, 0, 0.99)};
+  const TtftWait w = wait_of(o, l, output);
+  o.ttft_s += w.mean();
+  o.ttft = Percentiles{l.first + w.quantile(0.5), l.first + w.quantile(0.9), l.first + w.quantile(0.99)};
   o.tpot = Percentiles{tpot_at(o, l, output, z50), tpot_at(o, l, output, z90), tpot_at(o, l, output, z99)};
 }
 
@@ -93,6 +109,52 @@ double erlang_c(int servers, double offered) {
   }
   const double b = 1 / sum, rho = offered / c;
   return b / (1 - rho * (1 - b));
+}
+
+namespace {
+// P(A + B > x) for independent waits A, B that are 0 with probability 1 - a (1 - b), else
+// exponential at rate alpha (beta): c_a e^(-alpha x) + c_b e^(-beta x) for x >= 0, where the
+// both-wait term is the hypoexponential tail (beta e^(-alpha x) - alpha e^(-beta x)) / (beta - alpha).
+struct TwoExp {
+  double ca = 0, alpha = 1, cb = 0, beta = 1;
+};
+TwoExp two_exp(double a, double alpha, double b, double beta) {
+  if (std::fabs(beta - alpha) < 1e-9 * std::max(alpha, beta)) beta = alpha * (1 + 1e-6);  // equal rates: the limit
+  return {a * (1 - b) + a * b * beta / (beta - alpha), alpha, b * (1 - a) - a * b * alpha / (beta - alpha), beta};
+}
+double tail(const TwoExp& g, double x) {
+  return x < 0 ? 1 : g.ca * std::exp(-g.alpha * x) + g.cb * std::exp(-g.beta * x);
+}
+// (1/r) of the integral over u in [0, r] of tail(t - u): the tail seen after a uniform wait on [0, r].
+double smeared(const TwoExp& g, double t, double r) {
+  const double upto = std::clamp(t, 0.0, r);  // where t - u >= 0
+  double s = r - upto;                         // where t - u < 0 the tail is 1
+  for (const auto& [c, k] : {std::pair{g.ca, g.alpha}, std::pair{g.cb, g.beta}})
+    s += c / k * (std::exp(-k * (t - upto)) - std::exp(-k * t));
+  return s / r;
+}
+}  // namespace
+
+double TtftWait::exceeds(double t) const {
+  const TwoExp g = two_exp(prefill_waits, prefill_rate > 0 ? prefill_rate : 1, slot_waits, slot_rate > 0 ? slot_rate : 1);
+  const double uniform = iteration_s > 0 ? decoding : 0;
+  return (1 - uniform) * tail(g, t) + (uniform > 0 ? uniform * smeared(g, t, iteration_s) : 0);
+}
+
+double TtftWait::mean() const {
+  return decoding * iteration_s / 2 + (prefill_rate > 0 ? prefill_waits / prefill_rate : 0) +
+         (slot_rate > 0 ? slot_waits / slot_rate : 0);
+}
+
+double TtftWait::quantile(double p) const {
+  if (exceeds(0) <= 1 - p) return 0;
+  double lo = 0, hi = std::max(iteration_s, 1e-6);
+  for (int i = 0; i < 200 && exceeds(hi) > 1 - p; ++i) hi *= 2;
+  for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (exceeds(mid) > 1 - p ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 double mean_wait(int servers, double arrival_rate, double service_s, double service_scv) {
@@ -151,7 +213,7 @@ std::optional<Operating> best_batch(const InferModel& im, int max_batch, double 
     // its closed form, then TTFT's below it, which costs an Erlang C each.
     double lo = 1 - 1e-6;
     if (tpot > 0) lo = highest(lo, [&](double u) { return ++tried, tpot_at(o, load_of(o, u), output, z99) <= tpot; });
-    if (ttft > 0) lo = highest(lo, [&](double u) { return ++tried, ttft_p99(o, load_of(o, u)) <= ttft; });
+    if (ttft > 0) lo = highest(lo, [&](double u) { return ++tried, ttft_p99_within(o, load_of(o, u), output, ttft); });
     at_load(o, lo, output);
     o.sustained_rps = lo * o.capacity_rps;
     if (!best || o.sustained_rps > best->sustained_rps) best = o;

@@ -105,7 +105,8 @@ awk -v a="$short" -v b="$long" 'BEGIN { exit !(b < 0.6 * a) }' || fail "decode a
 
 # --scenario interactive holds MLPerf's 40 ms TPOT: a wider tensor-parallel group than offline.
 run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --gpus 8 --scenario interactive --format json
-expect_rc 0; expect_out '"tp": 4,'; expect_out 'scenario interactive: MLPerf Inference Llama-2-70B'
+expect_rc 0; expect_out 'scenario interactive: MLPerf Inference Llama-2-70B'
+tp=$(sed -n 's/^  "tp": \([0-9]*\),/\1/p' "$TMP/out"); [ "${tp:-0}" -ge 4 ] || fail "interactive chose tp ${tp:-none}, expected 4 or more"
 tpot=$(sed -n 's/.*"tpot_s": \([0-9.]*\),/\1/p' "$TMP/out")
 awk -v t="$tpot" 'BEGIN { exit !(t <= 0.04) }' || fail "interactive TPOT $tpot above 40 ms"
 run infer --model llama-2-70b --gpu h100-sxm --quant fp8 --rate 10 --scenario server --format json

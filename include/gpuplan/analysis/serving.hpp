@@ -55,6 +55,21 @@ double wait_quantile(int servers, double arrival_rate, double service_s, double 
 // Its mean: C m.
 double mean_wait(int servers, double arrival_rate, double service_s, double service_scv);
 
+// What a request waits before its prefill starts, as three independent parts: the decode
+// iteration in progress when it arrives (uniform on [0, iteration], with the probability that
+// the replica is decoding for others: busy, and not prefilling), the prompts queued ahead of it at the prefill (an M/D/1 queue:
+// P(W > t) = rho exp(-2 (1 - rho) t / s), Kingman's exponential tail), and a batch slot (the
+// M/G/c wait above). Its tail is in closed form (the two exponential waits sum to a
+// hypoexponential; the uniform is integrated against it), so percentiles cost a bisection.
+struct TtftWait {
+  double iteration_s = 0, decoding = 0;  // the uniform part, and the chance an arrival meets it
+  double prefill_waits = 0, prefill_rate = 0;  // P(queued at the prefill), its tail's rate
+  double slot_waits = 0, slot_rate = 0;        // Erlang C, and 2 (c mu - lambda) / (1 + scv)
+  double exceeds(double t) const;               // P(wait > t)
+  double mean() const;
+  double quantile(double p) const;              // the p-quantile, 0 < p < 1
+};
+
 // Whether an operating point meets the targets at p99 (a target of 0 is none); at full load,
 // where there are no percentiles, the means.
 bool meets_targets(const Operating& o, double ttft, double tpot);
