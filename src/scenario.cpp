@@ -355,7 +355,18 @@ std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& 
     f.cost_warnings.push_back(fmt::format("no purchase price for {}: owned cost not computed (give --capex '$30000')", d.id));
     return std::nullopt;
   }
-  f.assumptions.push_back(assume("purchase price", best->number("usd_per_device"), "USD/device", record_origin(*best)));
+  // One stated basis: per device, with or without its share of the server, as the record says.
+  const std::string share = best->text("server_share");
+  const std::string basis = share == "included"   ? "per device, server share included"
+                            : share == "excluded" ? "per device, the GPU alone: no server share"
+                                                  : "per device, server share not stated by the source";
+  f.assumptions.push_back(assume("purchase price", best->number("usd_per_device"), "USD/device",
+                                 basis + "; " + record_origin(*best)));
+  if (share != "included")
+    f.cost_warnings.push_back(fmt::format("the purchase price of {} ({}, {}) is {}: the owned cost leaves out the server's "
+                                          "CPUs, memory, NICs and chassis unless --capex gives a price that has them",
+                                          d.id, format_usd(best->number("usd_per_device")), best->text("as_of"),
+                                          share == "excluded" ? "the GPU alone" : "on a basis its source does not state"));
   return quote_of(*best, "usd_per_device");
 }
 

@@ -279,9 +279,13 @@ double switched_allreduce_s(double bytes, int n, double bw, double latency) {
 
 InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Device& d, const Device& host,
                             const InferSettings& s) {
-  return InferModel{m, pc, d, host, s, inference_memory(m, pc, d, s),
-                    serving_runtime(s.runtime) ? serving_decode_efficiency(d) : decode_efficiency(d), default_efficiency(d),
-                    nullptr};
+  // A serving runtime reading GGUF weights runs llama.cpp's own kernels, ported (vLLM's
+  // csrc/quantization/gguf: mmvq.cuh, vecdotq.cuh from ggml): it streams them no faster than
+  // llama.cpp does.
+  const bool own_kernels = serving_runtime(s.runtime) && !is_gguf(s.quant);
+  DecodeEfficiency decode = own_kernels ? serving_decode_efficiency(d) : decode_efficiency(d);
+  if (serving_runtime(s.runtime) && !own_kernels) decode.origin = "GGUF weights on a serving runtime: llama.cpp's kernels, ported";
+  return InferModel{m, pc, d, host, s, inference_memory(m, pc, d, s), decode, default_efficiency(d), nullptr};
 }
 
 int kv_batch_limit(const InferModel& im) {

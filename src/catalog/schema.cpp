@@ -94,7 +94,9 @@ constexpr std::array price_fields{
     F{"provider", T::text, Q::real, true, 0, 0, {}, "cloud provider or seller"},
     F{"commitment", T::choice, Q::real, false, 0, 0, "on-demand|spot|1y|3y|capacity-block|list", "pricing term"},
     F{"usd_per_gpu_hour", T::number, Q::money_per_hour, false, 0.01, 200, {}, "rental price per device-hour"},
-    F{"usd_per_device", T::number, Q::money, false, 100, 1e7, {}, "purchase price per device (server share included when noted)"},
+    F{"usd_per_device", T::number, Q::money, false, 100, 1e7, {}, "purchase price per device"},
+    F{"server_share", T::choice, Q::real, false, 0, 0, "included|excluded",
+      "whether a purchase price per device includes its share of the server (CPUs, memory, NICs, chassis)"},
 };
 
 constexpr std::array server_fields{

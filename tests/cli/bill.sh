@@ -149,4 +149,12 @@ bad 2 "tpu-v5p has no TDP in the catalog" power --gpu tpu-v5p --gpus 8 --power-c
 bad 2 "--power-cap: 'hot' is not a number" power --gpus 8 --power-cap hot
 bad 2 "--power-cap does not apply to memory" memory --model llama-3.1-8b --gpus 8 --power-cap 500
 
+# Purchase prices on a stated basis (issue 31): DGX H100 list / 8 has the server in it; the H200
+# quote is the GPU baseboard alone, and the answer says so rather than comparing them as equals.
+run train --model llama-3.1-8b --gpu h100-sxm --gpus 8 --tokens 100B --buy --format json
+expect_rc 0; expect_out "per device, server share included"
+grep -q "the GPU alone" "$TMP/err" && fail "the H100 price was called the GPU alone"
+run train --model llama-3.1-8b --gpu h200 --gpus 8 --tokens 100B --buy --format json
+expect_rc 0; expect_out "the GPU alone: no server share"; expect_err "the purchase price of h200"
+
 finish
