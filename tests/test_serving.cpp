@@ -314,7 +314,9 @@ TEST_CASE("the serving question fills in the request and sizes the cache for it"
 
 TEST_CASE("a serving runtime's decode batch runs its GEMMs on the training model's curve", "[serving]") {
   // Llama 3.1 8B in FP8 on an H100, tp 1: the MLP's first GEMM is batch x 4,096 by 4,096 x
-  // 28,672 (gate and up), at FP8's ceiling of 71%. Mixtral's experts each see batch x 2 / 8 rows.
+  // 28,672 (gate and up), at FP8's ceiling of 71%. Mixtral's dense part is its attention, whose QKV
+  // projection is batch x 4,096 by 4,096 x (4,096 + 2 x 1,024); its experts run as one grouped GEMM
+  // of the batch's two copies of each token, batch x 2 rows by 4,096 x 28,672.
   InferSettings s;
   s.runtime = Runtime::vllm;
   s.quant = "fp8";
@@ -328,7 +330,41 @@ TEST_CASE("a serving runtime's decode batch runs its GEMMs on the training model
   CHECK(linear_efficiency(im, 256) == Approx(0.71 * 4096 / (4096 + 2.5 * half) * 448 / 498.0));
   const ModelArch mx = model_from_record(cat().get("models", "mixtral-8x7b"));
   const InferModel imx = make_infer_model(mx, count_params(mx), h100, h100, s);
-  CHECK(linear_efficiency(imx, 256) == Approx(gemm_curve(0.71, half, 64, 4096, 2 * 14336.0)));
+  CHECK(linear_efficiency(imx, 256) == Approx(gemm_curve(0.71, half, 256, 4096, 6144)));
+  CHECK(expert_efficiency(imx, 256) == Approx(gemm_curve(0.71, half, 512, 4096, 2 * 14336.0)));
+  // The linear layers' time: the dense FLOPs at the first, the routed experts' at the second.
+  const ParamCounts pc = count_params(mx);
+  const double routed = 32.0 * 2 * pc.expert, dense = pc.active - pc.embedding - routed;
+  const double peak = h100.peak_for(DType::fp8).value();
+  CHECK(linear_compute(imx, 256, 1).value() ==
+        Approx(2 * dense * 256 / (peak * linear_efficiency(imx, 256)) + 2 * routed * 256 / (peak * expert_efficiency(imx, 256))));
+  // A dense model's is its FLOPs at the one efficiency.
+  CHECK(linear_compute(im, 256, 1).value() ==
+        Approx(2 * (count_params(m).active - count_params(m).embedding) * 256 / (peak * linear_efficiency(im, 256))));
+}
+
+TEST_CASE("an MoE decode step grows with the experts a batch touches not with batch x k", "[serving]") {
+  // DeepSeek-R1 at FP8 on 8 H200 at tp 8: the step reads each touched expert once, and its grouped
+  // GEMMs see the batch's token copies together, so 64 sequences cost far less than 64 single ones
+  // (the weights read grow by the touched experts, 256 (1 - (1 - 8/256)^64) = 222 of 256 against 8).
+  InferSettings s;
+  s.runtime = Runtime::sglang;
+  s.tp = 8;
+  s.quant = "fp8";
+  s.bpw = 8;
+  s.compute = DType::fp8;
+  s.context = 2048;
+  const Device h200 = resolve_device(cat(), "h200");
+  const ModelArch m = model_from_record(cat().get("models", "deepseek-r1"));
+  const InferModel im = make_infer_model(m, count_params(m), h200, h200, s);
+  const double one = decode_step_time(im, 1, 1000).value(), many = decode_step_time(im, 64, 1000).value();
+  CHECK(many / one < 8);
+  CHECK(many > one);
+  // The weights a step reads: every layer's dense part and touched experts, over tp.
+  const ParamCounts pc = count_params(m);
+  const double touched = 256 * (1 - std::pow(1 - 8.0 / 256, 64));
+  CHECK(decode_weight_bytes(im, 64).value() ==
+        Approx((pc.total - pc.embedding - 58.0 * pc.expert * (256 - touched)) / 8));
 }
 
 TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 prefill queueing", "[serving]") {

@@ -328,30 +328,50 @@ Seconds tp_allreduces(const InferModel& im, double tokens) {
 }  // namespace
 
 // The linear layers' efficiency on `tokens` tokens at once: the training model's GEMM curve
-// (gemm_curve) at the MLP's first GEMM, h by its width over tensor parallelism, the layer that
-// carries most FLOPs, under the ceiling of the precision (FP8's own where the device has it). An
-// MoE layer's experts each see tokens x k / experts of them.
+// (gemm_curve) under the ceiling of the precision (FP8's own where the device has it), at the GEMM
+// that carries most of the dense FLOPs, h by its width over tensor parallelism: the MLP's first
+// (gate and up) in a dense model, the attention's QKV projection in an MoE model, whose MLP FLOPs
+// are the experts' (expert_efficiency).
 double linear_efficiency(const InferModel& im, double tokens) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
   const double par = serving_runtime(s.runtime) ? s.tp : 1;  // layer splits run one device at a time
-  const bool moe = m.moe();
-  const double ffn = moe ? static_cast<double>(m.expert_ffn) : static_cast<double>(m.ffn);
-  const double per_gemm = moe ? std::max(1.0, tokens * m.active_experts / m.experts) : tokens;
-  return gemm_curve(gemm_ceiling(im.compute, im.device, s.compute), im.compute.gemm_half, per_gemm, m.hidden,
-                    (m.gated() ? 2 : 1) * ffn / par);
+  const double width = m.moe() ? static_cast<double>(m.q_width() + 2 * m.kv_width())
+                               : (m.gated() ? 2 : 1) * static_cast<double>(m.ffn);
+  return gemm_curve(gemm_ceiling(im.compute, im.device, s.compute), im.compute.gemm_half, tokens, m.hidden, width / par);
+}
+
+// The routed experts of `tokens` tokens run as one grouped GEMM (vLLM's and SGLang's fused MoE,
+// DeepGEMM): every touched expert's rows in one launch, so its tiles are those of tokens x k rows,
+// and wave quantisation counts them together rather than per expert. Each expert's first GEMM
+// (gate and up) is hidden by its width over tensor parallelism.
+double expert_efficiency(const InferModel& im, double tokens) {
+  const ModelArch& m = im.model;
+  const InferSettings& s = im.settings;
+  const double par = serving_runtime(s.runtime) ? s.tp : 1;
+  return gemm_curve(gemm_ceiling(im.compute, im.device, s.compute), im.compute.gemm_half, tokens * m.active_experts,
+                    m.hidden, (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn) / par);
+}
+
+Seconds linear_compute(const InferModel& im, double tokens, double devices) {
+  const double active = im.params.active - im.params.embedding;
+  const double routed = im.model.moe() ? im.model.moe_layers() * im.model.active_experts * im.params.expert : 0;
+  const double peak = im.device.peak_for(im.settings.compute).value() * devices;
+  Seconds t = seconds(2 * (active - routed) * tokens / (peak * linear_efficiency(im, tokens)));
+  if (routed > 0) t += seconds(2 * routed * tokens / (peak * expert_efficiency(im, tokens)));
+  return t;
 }
 
 Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
   const double n = static_cast<double>(tokens) * prompts;
-  const Flops work = flops(2 * (im.params.active - im.params.embedding) * n +
-                           2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) *
-                               static_cast<double>(m.q_width()) * prompts);
+  const Flops attention = flops(2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) *
+                                static_cast<double>(m.q_width()) * prompts);
   // Layer splits run one device at a time; tensor and expert parallelism share the work.
   const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;
-  const Seconds compute = work / (im.device.peak_for(s.compute) * (linear_efficiency(im, n) * par));
+  const Seconds compute = linear_compute(im, n, par) +
+                          attention / (im.device.peak_for(s.compute) * (linear_efficiency(im, n) * par));
   const Seconds read = s.ep > 1 ? stream_time(im, im.memory.weights)  // each device its own share
                                 : stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par));
   Seconds t = std::max(compute, read) + im.decode.per_layer * static_cast<double>(m.layers);
@@ -387,13 +407,13 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, 1, static_cast<long>(std::ceil(context)), static_cast<int>(own));
   const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * own);
   const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / (peak * im.compute.gemm_max)));
-  // The experts: those of the device's share that the batch touches, each on its tokens.
+  // The experts: those of the device's share that the batch touches, in one grouped GEMM over
+  // the routed tokens' rows (expert_efficiency).
   const double touched = (e / ep) * (1 - std::pow(1 - k / e, batch));
-  const double per_expert = batch * k / e;
   const Seconds t_experts =
       std::max(stream_time(im, weight_bytes(layers * touched * pc.expert, layers * touched * pc.expert, s)),
                Seconds(flops(2 * routed_tokens * layers * pc.expert) /
-                       (peak * gemm_curve(gmax, im.compute.gemm_half, std::max(1.0, per_expert), m.hidden,
+                       (peak * gemm_curve(gmax, im.compute.gemm_half, std::max(1.0, routed_tokens), m.hidden,
                                           (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn)))));
   // Dispatch and combine: each device's own tokens' k copies in 16 bits, (ep - 1) / ep of them to
   // other devices, over the scale-up link inside its domain, else the device's scale-out share.
@@ -495,11 +515,12 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   // wave-quantisation term is what a few hundred rows cost); llama.cpp's single-stream kernels are
   // bound by the weights they stream, at the ceiling. Attention at the ceiling.
   const double tp_div = serving_runtime(s.runtime) ? s.tp : 1;
-  const double linear_eff = serving_runtime(s.runtime) ? linear_efficiency(im, rows) : im.compute.gemm_max;
   const auto peak = im.device.peak_for(s.compute);
-  const Flops linear = flops(2 * (im.params.active - im.params.embedding) * rows / tp_div);
+  const Seconds linear = serving_runtime(s.runtime)
+                             ? linear_compute(im, rows, tp_div)
+                             : seconds(2 * (im.params.active - im.params.embedding) * rows / (peak.value() * im.compute.gemm_max));
   const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * rows / tp_div);
-  const Seconds t_linear = std::max(stream_time(im, blocks * share + head), Seconds(linear / (peak * linear_eff)));
+  const Seconds t_linear = std::max(stream_time(im, blocks * share + head), linear);
   const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / (peak * im.compute.gemm_max)));
   return t_linear + t_attention + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, rows);
 }

@@ -165,8 +165,14 @@ constexpr double serving_prefill_tokens = 8192;
 
 // Prefill of `prompts` sequences of `tokens` each.
 // The linear layers' GEMM efficiency on `tokens` tokens at once (prefill; a serving runtime's
-// decode batch): the training model's curve at the MLP's first GEMM, under the precision's ceiling.
+// decode batch): the training model's curve at the dense part's largest GEMM (the MLP's first in a
+// dense model, the QKV projection in an MoE one), under the precision's ceiling.
 double linear_efficiency(const InferModel& im, double tokens);
+// An MoE model's routed experts on `tokens` tokens: one grouped GEMM of tokens x k rows.
+double expert_efficiency(const InferModel& im, double tokens);
+// The linear layers' compute time for `tokens` tokens on `devices` devices sharing it: the dense
+// part at linear_efficiency, the routed experts' k copies of each token at expert_efficiency.
+Seconds linear_compute(const InferModel& im, double tokens, double devices);
 Seconds prefill_time(const InferModel& im, long tokens, int prompts);
 // One decode step for `batch` sequences whose caches hold `context` tokens on average.
 Seconds decode_step_time(const InferModel& im, int batch, double context);
