@@ -564,9 +564,10 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
                           format_iec(mem.total().value()), q.device.id, format_iec(mem.pool.value()),
                           format_iec(mem.system.value()));
   } else if (!mem.fits() && mem.offloaded_layers == 0 && q.device.family != "cpu") {
-    a.unmet = fmt::format("does not fit: {} needed, {} available per device; try a smaller quantisation or more "
-                          "devices (tp, gpus)",
-                          format_iec(mem.total().value()), format_iec(mem.capacity.value()));
+    a.unmet = fmt::format("{} ({}) does not fit on {} x {} at {}: {} of {} per device; try a smaller quantisation or "
+                          "more devices (tp, gpus)",
+                          m.id, is.quant, replica_devices(is), q.device.id, degrees_text(is), format_iec(mem.total().value()),
+                          format_iec(mem.capacity.value()));
   }
   // Otherwise the memory is the answer, with no speed (the command exits 1). A unified pool runs
   // what fits it, once the GPU's limit is raised.
@@ -575,7 +576,8 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   if (!a.runs && a.unmet.empty()) a.unmet = "does not fit, and its offloaded layers do not fit in host memory either";
   a.single = single_stream(a.model, a.prompt, a.output);
   a.gpus = q.gpus > 0 ? q.gpus : replica_devices(is);
-  if (!a.serving && q.gpus <= 0) return a;
+  // What does not run has no deployment to size: the memory is the answer (unmet says why).
+  if (!a.runs || (!a.serving && q.gpus <= 0)) return a;
   a.sized = concurrent ? concurrent_at(a.model)
                        : size_deployment(a.model, a.prompt, a.output, a.targets.ttft, a.targets.tpot, a.load);
   if (a.serving && q.gpus > 0 && a.sized->gpus > q.gpus)

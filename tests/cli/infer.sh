@@ -61,7 +61,8 @@ bad 2 "--kv-dtype 'int3' is not known" infer --model llama-3.1-8b --kv-dtype int
 bad 2 "--runtime 'tgi' is not known" infer --model llama-3.1-8b --runtime tgi
 bad 2 "give --rate or --users, not both" infer --model llama-3.1-8b --rate 1 --users 5 --ttft 1s
 bad 1 "no batch meets the targets" infer --model llama-3.1-70b --gpu l4 --gpus 8 --tp 8 --rate 1 --tpot 1ms
-bad 1 "does not fit on" infer --model llama-3.1-405b --gpu rtx-4090 --gpus 1 --rate 1 --ttft 1s
+run infer --model llama-3.1-405b --gpu rtx-4090 --gpus 1 --rate 1 --ttft 1s
+expect_rc 1; expect_err "does not fit on 1 x rtx-4090"; expect_out "total / capacity"
 # A load no count of devices carries: no overflow, no negative count (it printed -2147483648 devices).
 bad 1 "needs more than 10000000 devices" infer --model llama-3.1-70b --gpu cpu-desktop --quant q2_k --rate 1e7 --ttft 1h --tpot 1h
 
@@ -149,5 +150,21 @@ expect_rc 2; expect_err "iq4_xs"; expect_one_line_err
 # llama.cpp splits 70B Q4_K_M over two 24 GB cards (no pipeline stages).
 run infer --model llama-3.1-70b --gpu rtx-4090 --gpus 2 --quant q4_k_m --get fits
 expect_rc 0; [ "$out" = true ] || fail "70B Q4_K_M on two RTX 4090: fits $out"
+
+# Well-known public deployments fit as they run:
+# - Llama 3.1 405B in FP8 on one node of 8 H100 (Meta, "Introducing Llama 3.1", 2024-07: the FP8
+#   quantised 405B runs on a single server node);
+# - DeepSeek-R1 in FP8 on 8 H200 at tp 8 (SGLang's DeepSeek V3/R1 documentation: one 8 x H200 node);
+# - Llama 3.1 405B in 16 bits on 8 MI300X (AMD, day-0 Llama 3.1 support: a single MI300X node);
+# - gpt-oss-20b in 16 GB (OpenAI's model card).
+for q in "llama-3.1-405b --gpu h100-sxm --gpus 8 --quant fp8" "deepseek-r1 --gpu h200 --gpus 8 --tp 8 --quant fp8 --runtime sglang" \
+         "llama-3.1-405b --gpu mi300x --gpus 8 --quant bf16" "gpt-oss-20b --gpu rtx-4080"; do
+  # shellcheck disable=SC2086
+  run infer --model $q --get fits
+  [ "$rc" -eq 0 ] && [ "$out" = true ] || fail "$q: fits $out (exit $rc)"
+done
+# ... and do not where they do not: 405B in FP8 on 4 H100, 70B in 16 bits on one H100.
+run infer --model llama-3.1-405b --gpu h100-sxm --gpus 4 --tp 4 --quant fp8 --get fits
+expect_rc 1; [ "$out" = false ] || fail "405B fp8 on 4 H100 fits $out"
 
 finish
