@@ -263,6 +263,12 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, fallback);
   is.batch = s.batch;
   if (s.reserve_bytes) is.reserve = bytes(*s.reserve_bytes);
+  if (s.mem_fraction && !serving_runtime(is.runtime))
+    fail(Exit::usage, fmt::format("--mem-fraction is a serving runtime's share of memory (vllm, sglang, tensorrt-llm); {} "
+                                  "keeps a fixed margin: give --reserve",
+                                  to_string(is.runtime)));
+  is.mem_fraction = s.mem_fraction;
+  is.max_seqs = s.max_seqs;
   if (quant == "auto") {
     // Sized at the tensor-parallel degree given, else across --gpus (a node's worth at most for a
     // serving runtime, at a power of two that splits the heads; llama.cpp splits layers over all).

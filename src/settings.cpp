@@ -260,6 +260,16 @@ const std::array table{
     choice("scenario", "offline|server|interactive", cmd_infer, "offline; server targets with --users",
            "Latency targets: MLPerf's server (TTFT 2 s, TPOT 200 ms) or interactive (450 ms, 40 ms); offline: none",
            [](Scenario& s, V v) { s.serving_scenario = v.text; }),
+    number("mem-fraction", Q::fraction, 0, {}, 0.1, 1, false, cmd_memory | cmd_infer,
+           "the runtime's: vllm 0.9, sglang 0.88 to 0.79 by tp, tensorrt-llm 0.9 of what the weights leave",
+           "A serving runtime's memory share (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static, "
+           "TensorRT-LLM's kv_cache_free_gpu_mem_fraction)",
+           [](Scenario& s, V v) { s.mem_fraction = v.number; }),
+    integer("max-seqs", 1, 1e6, cmd_memory | cmd_infer,
+            "the runtime's: vllm 1024 on 70 GiB or more (not A100), else 256; tensorrt-llm 2048; else the KV cache's",
+            "Sequences a replica runs at once (vLLM's max_num_seqs, SGLang's max_running_requests, TensorRT-LLM's "
+            "max_batch_size)",
+            [](Scenario& s, V v) { s.max_seqs = v.integer(); }),
     flag("quants", cmd_infer, "Also list every weight format the runtime offers, with its memory, fit and speed",
          [](Scenario& s, V v) { s.quants = v.on; }),
     flag("strict", cmd_infer, "Context beyond the model's maximum is an error, not a warning",
@@ -323,7 +333,7 @@ const std::array table{
 // clang-format on
 
 constexpr std::array conflicts{Conflict{"model", "params"}, Conflict{"weeks", "days"}, Conflict{"rate", "users"},
-                               Conflict{"tokens", "dataset-tokens"}};
+                               Conflict{"tokens", "dataset-tokens"}, Conflict{"reserve", "mem-fraction"}};
 
 constexpr std::array<std::string_view, 5> command_list{"memory", "train", "search", "infer", "power"};
 

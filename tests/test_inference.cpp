@@ -257,3 +257,33 @@ TEST_CASE("quant auto picks the widest format of the runtime's ladder that fits"
   CHECK(quant_ladder(Runtime::vllm, resolve_device(cat(), "b200")) == std::vector<std::string>{"bf16", "fp8", "nvfp4", "awq"});
   CHECK(quant_ladder(Runtime::vllm, h100) == std::vector<std::string>{"bf16", "fp8", "awq"});
 }
+
+TEST_CASE("A serving runtime's memory share and sequence cap are its defaults unless given") {
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  const Device a100 = resolve_device(cat(), "a100-80gb");
+  const Bytes none = bytes(0);
+  // --mem-fraction 0.8: vLLM keeps 20% of the card back, TensorRT-LLM 20% of what the weights leave.
+  CHECK(runtime_reserve(Runtime::vllm, h100, 1, none, 0.8).value() == Approx(0.2 * h100.memory.value()));
+  CHECK(runtime_reserve(Runtime::tensorrt_llm, h100, 1, bytes(20e9), 0.8).value() ==
+        Approx(0.2 * (h100.memory.value() - 20e9)));
+  // vLLM's max_num_seqs: 1,024 on a card of 70 GiB or more that is not an A100, else 256
+  // (vllm/engine/arg_utils.py get_batch_defaults); TensorRT-LLM's max_batch_size 2,048; SGLang's
+  // follows its KV pool.
+  CHECK(runtime_max_seqs(Runtime::vllm, h100) == 1024);
+  CHECK(runtime_max_seqs(Runtime::vllm, a100) == 256);
+  CHECK(runtime_max_seqs(Runtime::vllm, resolve_device(cat(), "l40s")) == 256);
+  CHECK(runtime_max_seqs(Runtime::tensorrt_llm, h100) == 2048);
+  CHECK(runtime_max_seqs(Runtime::sglang, h100) == 0);
+  // The batch is the KV cache's limit, capped by the sequences given.
+  const ModelArch m = model("llama-3.1-8b");
+  InferSettings s;
+  s.context = 1300;
+  InferModel im = make_infer_model(m, count_params(m), h100, h100, s);
+  const int kv = kv_batch_limit(im);
+  REQUIRE(kv > 64);
+  CHECK(batch_limit(im) == std::min(kv, 1024));
+  s.max_seqs = 64;
+  im = make_infer_model(m, count_params(m), h100, h100, s);
+  CHECK(batch_limit(im) == 64);
+  CHECK(std::string(batch_limit_cause(im)) == "max_seqs");
+}

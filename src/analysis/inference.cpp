@@ -155,23 +155,32 @@ double kv_element_bytes(const std::string& dtype) {
   fail(Exit::usage, fmt::format("KV cache type '{}' is not known; expected fp16, bf16, fp8, q8_0, q4_0 or fp32", dtype));
 }
 
-Bytes runtime_reserve(Runtime r, const Device& d, int tp, Bytes weights_and_workspace) {
+Bytes runtime_reserve(Runtime r, const Device& d, int tp, Bytes weights_and_workspace, std::optional<double> fraction) {
   switch (r) {
-    case Runtime::vllm: return 0.1 * d.usable_memory();
+    case Runtime::vllm: return (1 - fraction.value_or(0.9)) * d.usable_memory();
     case Runtime::sglang: {
       // mem_fraction_static by tensor-parallel degree (SGLang server_args.py: 0.88 at tp 1, 0.87
       // at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16 and more), the rest of memory held back.
       const double share = tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
-      return (1 - share) * d.usable_memory();
+      return (1 - fraction.value_or(share)) * d.usable_memory();
     }
     case Runtime::tensorrt_llm:
       // kv_cache_free_gpu_mem_fraction 0.9 of what the weights and activations leave
       // (TensorRT-LLM perf-overview: "the default setting of 0.90").
-      return 0.1 * std::max(bytes(0), d.usable_memory() - weights_and_workspace);
+      return (1 - fraction.value_or(0.9)) * std::max(bytes(0), d.usable_memory() - weights_and_workspace);
     case Runtime::llama_cpp: return bytes(1024 * mib);
     case Runtime::ollama: return bytes((d.family == "apple" ? 512 : 457) * mib);
   }
   return bytes(1024 * mib);
+}
+
+int runtime_max_seqs(Runtime r, const Device& d) {
+  constexpr double gib = 1024.0 * 1024 * 1024;
+  switch (r) {
+    case Runtime::vllm: return d.memory.value() >= 70 * gib && d.id.rfind("a100", 0) != 0 ? 1024 : 256;
+    case Runtime::tensorrt_llm: return 2048;
+    default: return 0;
+  }
 }
 
 Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp) {
@@ -234,7 +243,7 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
     // llama.cpp's compute buffer: fp32 hidden state and logits of one micro-batch (inference.md 4).
     r.workspace = bytes(4 * llama_ubatch * (m.hidden + m.vocab));
   }
-  r.reserve = s.reserve ? *s.reserve : runtime_reserve(s.runtime, d, s.tp, r.weights + r.workspace);
+  r.reserve = s.reserve ? *s.reserve : runtime_reserve(s.runtime, d, s.tp, r.weights + r.workspace, s.mem_fraction);
   r.capacity = d.usable_memory();
   if (d.unified_memory) {
     r.pool = d.memory;
@@ -297,6 +306,16 @@ int kv_batch_limit(const InferModel& im) {
   // Data-parallel attention: each of the ep devices holds its own sequences' caches.
   return room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(room / one) * im.settings.ep)) : 0;
 }
+
+int batch_limit(const InferModel& im) {
+  const int kv = kv_batch_limit(im);
+  const int cap = im.settings.max_seqs > 0 ? im.settings.max_seqs : runtime_max_seqs(im.settings.runtime, im.device);
+  // Data-parallel attention: each of the ep devices schedules its own sequences.
+  const int seqs = cap > 0 ? cap * im.settings.ep : 0;
+  return seqs > 0 ? std::min(kv, seqs) : kv;
+}
+
+const char* batch_limit_cause(const InferModel& im) { return batch_limit(im) < kv_batch_limit(im) ? "max_seqs" : "kv"; }
 
 Bytes decode_weight_bytes(const InferModel& im, int batch) {
   const ModelArch& m = im.model;

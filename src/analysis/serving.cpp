@@ -242,7 +242,7 @@ std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::
   std::vector<Deployment> tried;
   auto attempt = [&](int t, int p, int x) {
     const InferModel im = model_at(t, p, x);
-    const int limit = kv_batch_limit(im);
+    const int limit = batch_limit(im);
     Deployment d;
     d.tp = t, d.pp = p, d.ep = x;
     const int devices = t * p * x;
@@ -308,7 +308,7 @@ std::pair<std::string, int> replica_slots(const InferModel& im) {
   if (!mem.fits())
     fail(Exit::no_answer, fmt::format("{} ({}) does not fit on {}: {} of {} per device", im.model.id, im.settings.quant, on,
                                       format_iec(mem.total().value()), format_iec(mem.capacity.value())));
-  const int slots = kv_batch_limit(im);
+  const int slots = batch_limit(im);
   if (slots < 1)
     fail(Exit::no_answer, fmt::format("no room for one {}-token sequence's KV cache on {}", im.settings.context, on));
   return {on, slots};

@@ -47,6 +47,11 @@ std::string quant_origin(const Scenario& s, const ModelArch& m) {
   return "default: 16-bit weights, as most checkpoints ship";
 }
 
+// What caps the batch, in words.
+std::string limit_name(const InferModel& im) {
+  return std::string(batch_limit_cause(im)) == "kv" ? "KV cache" : "max sequences";
+}
+
 // The fit verdict in words: yes; layers in host memory; a unified pool's limit to raise; swap.
 std::string fit_text(const InferMemory& mem, int layers, const std::string& host) {
   if (mem.fits()) return "yes";
@@ -128,8 +133,9 @@ void price(InferRun& r, const Scenario& s) {
   r.assumptions.push_back(Assumption{"decode bandwidth efficiency", im.decode.bandwidth, {}, "", im.decode.origin});
   r.assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer.value(), {}, "s", im.decode.origin});
   r.assumptions.push_back(Assumption{"runtime reserve", im.memory.reserve.value(), {}, "B",
-                                     s.reserve_bytes ? "set: reserve"
-                                                     : "default of " + to_string(r.settings.runtime) +
+                                     s.reserve_bytes  ? "set: reserve"
+                                     : s.mem_fraction ? fmt::format("set: mem-fraction {}", *s.mem_fraction)
+                                                      : "default of " + to_string(r.settings.runtime) +
                                                            " (vLLM gpu_memory_utilization 0.9, llama.cpp fit margin 1 GiB, Ollama 457/512 MiB)"});
   for (const auto& n : r.job.calibration_notes) r.assumptions.push_back(Assumption{"calibration", 0, n, "", r.job.calibration_path});
 }
@@ -191,7 +197,11 @@ Value infer_json(const InferRun& r) {
     v.set(fmt::format("{}_p90_s", name), tail ? Value(tail->p90) : Value());
     v.set(fmt::format("{}_p99_s", name), tail ? Value(tail->p99) : Value());
   }
-  v.set("max_batch", kv_batch_limit(r.model));
+  v.set("max_batch", batch_limit(r.model));
+  // What sets it: the KV cache ("kv") or the runtime's cap on sequences ("max_seqs"), and that cap.
+  v.set("batch_limit", batch_limit_cause(r.model));
+  const int cap = r.settings.max_seqs > 0 ? r.settings.max_seqs : runtime_max_seqs(r.settings.runtime, r.job.device);
+  v.set("max_seqs", cap > 0 ? Value(cap) : Value());
   v.set("batch", op ? Value(op->batch) : Value(1));
   v.set("throughput_tokens_per_s", runs ? Value(r.throughput()) : Value());
   v.set("requests_per_s", runs ? Value(r.sized ? r.sized->load_rps : 1 / r.single.step_s / r.output) : Value());
@@ -241,7 +251,7 @@ Table infer_table(const InferRun& r) {
   if (r.sized) {
     const Sized& z = *r.sized;
     const Operating& op = z.op;
-    t.add_row({"batch (max by KV)", fmt::format("{} ({})", op.batch, kv_batch_limit(r.model))});
+    t.add_row({"batch (max)", fmt::format("{} ({} by {})", op.batch, batch_limit(r.model), limit_name(r.model))});
     t.add_row({"TTFT / TPOT at load", format_duration(op.ttft_s) + " / " + format_duration(op.tpot_s)});
     if (op.ttft && op.tpot)
       t.add_row({"TTFT / TPOT p50, p90, p99",
@@ -255,7 +265,7 @@ Table infer_table(const InferRun& r) {
     t.add_row({"output throughput", format_si(z.throughput, "tokens/s")});
   } else {
     t.add_row({"TTFT / TPOT", format_duration(r.single.ttft_s()) + " / " + format_duration(r.single.step_s)});
-    t.add_row({"max batch by KV", std::to_string(kv_batch_limit(r.model))});
+    t.add_row({"max batch", fmt::format("{} (by {})", batch_limit(r.model), limit_name(r.model))});
   }
   if (r.usd_per_m) t.add_row({"cost per million output tokens", format_usd(*r.usd_per_m)});
   if (r.kwh_per_m) t.add_row({"energy per million output tokens", format_sig(*r.kwh_per_m) + " kWh"});

@@ -167,4 +167,13 @@ done
 run infer --model llama-3.1-405b --gpu h100-sxm --gpus 4 --tp 4 --quant fp8 --get fits
 expect_rc 1; [ "$out" = false ] || fail "405B fp8 on 4 H100 fits $out"
 
+# The runtime's memory settings (issue 32): --mem-fraction and --max-seqs, and the answer names
+# what caps the batch.
+run infer --model llama-3.1-8b --gpu h100-sxm --users 2000 --think-time 0 --max-seqs 64 --format json
+expect_rc 0; expect_out '"max_batch": 64'; expect_out '"batch_limit": "max_seqs"'; expect_out '"max_seqs": 64'
+run infer --model llama-3.1-8b --gpu h100-sxm --mem-fraction 0.5 --get usable_bytes
+expect_rc 0; awk -v u="$out" 'BEGIN { exit !(u > 0.49 * 85520809984 && u < 0.51 * 85520809984) }' || fail "usable at 0.5: $out"
+bad 2 "--mem-fraction is a serving runtime's" infer --model llama-3.1-8b --gpu rtx-4090 --quant q4_k_m --mem-fraction 0.8
+bad 2 "give --reserve or --mem-fraction" infer --model llama-3.1-8b --reserve 1GiB --mem-fraction 0.8
+
 finish

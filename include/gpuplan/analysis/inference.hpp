@@ -50,6 +50,10 @@ struct InferSettings {
   int batch = 1;        // sequences resident at once
   Runtime runtime = Runtime::vllm;
   std::optional<Bytes> reserve;  // per device; unset: the runtime's default
+  // The runtime's memory share (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static,
+  // TensorRT-LLM's kv_cache_free_gpu_mem_fraction); unset: its default.
+  std::optional<double> mem_fraction;
+  int max_seqs = 0;  // sequences the scheduler runs at once (vLLM's max_num_seqs, ...); 0: the runtime's default
   // Speculative decoding: a draft proposes spec_tokens tokens a step, each accepted with
   // probability spec_accept, and the target verifies them in one pass (0: none).
   int spec_tokens = 0;
@@ -78,7 +82,14 @@ double spec_tokens_per_step(int k, double a);
 // 12% to 21% by tensor-parallel degree (mem_fraction_static), TensorRT-LLM 10% of what the
 // weights and activations leave (kv_cache_free_gpu_mem_fraction 0.9); llama.cpp's fit margin is
 // 1024 MiB per device, Ollama's minimum 457 MiB on CUDA and 512 MiB on Metal.
-Bytes runtime_reserve(Runtime r, const Device& d, int tp, Bytes weights_and_workspace);
+Bytes runtime_reserve(Runtime r, const Device& d, int tp, Bytes weights_and_workspace,
+                      std::optional<double> fraction = std::nullopt);
+// The runtime's default cap on sequences run at once, 0 where only the KV cache bounds them:
+// vLLM's max_num_seqs (1,024 on a device of 70 GiB or more that is not an A100, else 256:
+// vllm/engine/arg_utils.py get_batch_defaults), TensorRT-LLM's max_batch_size (2,048: llmapi
+// llm_args.py); SGLang's max_running_requests defaults to half its KV pool's tokens, which the
+// KV limit already bounds, and llama.cpp's to its --parallel slots.
+int runtime_max_seqs(Runtime r, const Device& d);
 
 // KV bytes per token on one device (all layers; K and V; heads split by tp, never below one).
 Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp);
@@ -179,6 +190,10 @@ Seconds decode_step_time(const InferModel& im, int batch, double context);
 // Sequences of the settings' context whose KV cache fits beside the weights, workspace and
 // reserve on one device (0 when not even one does).
 int kv_batch_limit(const InferModel& im);
+// The batch the runtime runs at most: the KV limit, capped by max_seqs (given or the runtime's).
+int batch_limit(const InferModel& im);
+// What sets batch_limit: "kv" or "max_seqs".
+const char* batch_limit_cause(const InferModel& im);
 // Weight bytes one decode step reads on the device (MoE: the experts a batch of tokens touches).
 Bytes decode_weight_bytes(const InferModel& im, int batch);
 
