@@ -270,6 +270,10 @@ const std::array table{
             "Sequences a replica runs at once (vLLM's max_num_seqs, SGLang's max_running_requests, TensorRT-LLM's "
             "max_batch_size)",
             [](Scenario& s, V v) { s.max_seqs = v.integer(); }),
+    flag("dp-attention", cmd_infer,
+         "Expert parallelism with data-parallel attention (what --ep N alone means; --tp N --ep N keeps attention "
+         "tensor-parallel)",
+         [](Scenario& s, V v) { s.dp_attention = v.on; }),
     flag("quants", cmd_infer, "Also list every weight format the runtime offers, with its memory, fit and speed",
          [](Scenario& s, V v) { s.quants = v.on; }),
     flag("strict", cmd_infer, "Context beyond the model's maximum is an error, not a warning",

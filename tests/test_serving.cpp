@@ -529,7 +529,7 @@ TEST_CASE("expert parallelism with data-parallel attention shards the routed exp
   const double expected = t_dense + kv_cache_bytes(m, 2, 1, 1000, 1).value() / bw + t_experts + a2a +
                           32 * im.decode.per_layer.value();
   CHECK(decode_step_time(im, 1, 1000).value() == Approx(expected).epsilon(1e-6));
-  CHECK(degrees_text(s) == "ep 8");
+  CHECK(degrees_text(s) == "ep 8 (data-parallel attention)");
   CHECK(replica_devices(s) == 8);
 }
 
@@ -597,4 +597,30 @@ TEST_CASE("TTFT percentiles under Poisson arrivals spread with the load", "[serv
   // At no load nothing is in progress: the TTFT is the prefill step and a decode step.
   const Operating idle = operate(im, 32, 1000, 300, 0);
   CHECK(idle.ttft_s == Approx(8 * idle.prefill_s + idle.step_s));
+}
+
+TEST_CASE("tensor-parallel attention with experts whole across the devices steps as tensor parallelism", "[serving]") {
+  // --tp 8 --ep 8 places each MoE layer's experts whole, 32 a device, where tp 8 splits each of
+  // them eight ways: the same bytes a device reads, the same FLOPs and all-reduces.
+  ServingQuestion q;
+  q.model = model_from_record(cat().get("models", "deepseek-r1"));
+  q.params = count_params(q.model);
+  q.device = resolve_device(cat(), "h200");
+  q.host = q.device;
+  q.settings.runtime = Runtime::sglang;
+  set_quant(q.settings, "fp8", q.model, q.device);
+  q.compute = default_efficiency(q.device);
+  q.decode = serving_decode_efficiency(q.device);
+  q.gpus = 8;
+  q.tp = 8;
+  const ServingAnswer tp = answer_serving(q);
+  q.ep = 8;
+  const ServingAnswer tpep = answer_serving(q);
+  CHECK(tpep.settings.experts_whole);
+  CHECK(tpep.settings.ep == 1);
+  CHECK(degrees_text(tpep.settings) == "tp 8 ep 8");
+  CHECK(tpep.single.step_s == Approx(tp.single.step_s));
+  CHECK(tpep.model.memory.weights.value() == Approx(tp.model.memory.weights.value()));
+  q.ep = 4;
+  CHECK_THROWS_AS(answer_serving(q), Error);
 }

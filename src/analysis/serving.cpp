@@ -497,6 +497,19 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   int& ep = is.ep;
   pp = q.pp > 0 ? q.pp : 1;
   ep = q.ep > 0 ? q.ep : 1;
+  // --tp N --ep N: tensor-parallel attention, experts whole across the same devices.
+  if (q.tp > 1 && q.ep > 1) {
+    if (q.ep != q.tp || q.dp_attention)
+      fail(Exit::usage, fmt::format("tp {} with ep {}: expert parallelism beside tensor-parallel attention spreads the experts "
+                                    "over the same devices (give --ep equal to --tp), and --dp-attention takes no --tp",
+                                    q.tp, q.ep));
+    if (!m.moe() || m.experts % q.ep)
+      fail(Exit::usage, fmt::format("ep {} needs an MoE model whose {} routed experts it divides", q.ep, m.experts));
+    is.experts_whole = true;
+    ep = 1;
+  }
+  if (q.dp_attention && q.ep <= 1)
+    fail(Exit::usage, "--dp-attention runs attention data-parallel beside expert parallelism: give --ep N too");
   if (q.tp > 0 || q.ep > 1) {
     tp = q.tp > 0 ? q.tp : 1;
   } else {
@@ -538,8 +551,9 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     if (!m.moe() || m.experts % ep)
       fail(Exit::usage, fmt::format("ep {} needs an MoE model whose {} routed experts it divides", ep, m.experts));
     if (tp > 1 || pp > 1 || !serving_runtime(is.runtime))
-      fail(Exit::usage, fmt::format("ep {}: expert parallelism serves with data-parallel attention on a serving runtime "
-                                    "(vllm, sglang, tensorrt-llm), without --tp or --pp", ep));
+      fail(Exit::usage, fmt::format("ep {}: expert parallelism with data-parallel attention is a serving runtime's (vllm, "
+                                    "sglang, tensorrt-llm), without --pp; with --tp, give --ep equal to it",
+                                    ep));
   }
   if (m.heads % tp) fail(Exit::usage, fmt::format("tp {} does not divide the {} attention heads of {}", tp, m.heads, m.id));
   if (pp > m.layers) fail(Exit::usage, fmt::format("pp {} is more than the {} layers of {}", pp, m.layers, m.id));

@@ -111,6 +111,7 @@ ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, cons
   q.tp = s.layout.tp.value_or(0);
   q.pp = s.layout.pp.value_or(0);
   q.ep = s.layout.ep.value_or(0);
+  q.dp_attention = s.dp_attention;
   if (!s.draft.empty()) q.draft = model_from_record(catalog.get("models", s.draft));
   q.scenario = s.serving_scenario;
   q.ttft_s = s.ttft_s;
@@ -170,7 +171,9 @@ Value infer_json(const InferRun& r) {
   v.set("runtime", to_string(r.settings.runtime));
   v.set("tp", r.settings.tp);
   v.set("pp", r.settings.pp);
-  v.set("ep", r.settings.ep);
+  v.set("ep", r.settings.experts_whole ? r.settings.tp : r.settings.ep);
+  // How attention is split beside expert parallelism: "tensor" (tp ep), "data" (ep alone), or null.
+  v.set("attention_parallel", r.settings.ep > 1 ? Value("data") : r.settings.experts_whole ? Value("tensor") : Value());
   if (r.settings.spec_tokens > 0) {
     Value sp = Value::object();
     sp.set("draft", r.model.draft ? Value(r.model.draft->model.id) : Value("head"));

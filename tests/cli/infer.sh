@@ -176,4 +176,13 @@ expect_rc 0; awk -v u="$out" 'BEGIN { exit !(u > 0.49 * 85520809984 && u < 0.51 
 bad 2 "--mem-fraction is a serving runtime's" infer --model llama-3.1-8b --gpu rtx-4090 --quant q4_k_m --mem-fraction 0.8
 bad 2 "give --reserve or --mem-fraction" infer --model llama-3.1-8b --reserve 1GiB --mem-fraction 0.8
 
+# Every parallelism the runtimes offer (issue 32): TP8 EP8 (tensor-parallel attention, experts
+# whole across the same devices), EP with data-parallel attention, and the contradictions.
+run infer --model deepseek-r1 --gpu h200 --gpus 8 --tp 8 --ep 8 --quant fp8 --runtime sglang --format json
+expect_rc 0; expect_out '"ep": 8'; expect_out '"attention_parallel": "tensor"'; expect_out '"tp": 8'
+run infer --model deepseek-r1 --gpu h200 --gpus 8 --ep 8 --dp-attention --quant fp8 --runtime sglang --format json
+expect_rc 0; expect_out '"attention_parallel": "data"'
+bad 2 "give --ep equal to --tp" infer --model deepseek-r1 --gpu h200 --gpus 8 --tp 8 --ep 4 --quant fp8
+bad 2 "--dp-attention runs attention data-parallel" infer --model deepseek-r1 --gpu h200 --gpus 8 --dp-attention --quant fp8
+
 finish

@@ -46,6 +46,11 @@ struct InferSettings {
   // and vLLM deploy DeepSeek-V3): each of ep devices runs attention and the dense layers for its
   // own sequences and holds experts / ep of every MoE layer's routed experts; 1: none.
   int ep = 1;
+  // Tensor-parallel attention with the experts placed whole across the same tp devices (vLLM's and
+  // SGLang's "TP8 EP8": --tp N --ep N). Each device holds experts / tp of every MoE layer and runs
+  // the tokens routed to them; its bytes, FLOPs and all-reduces are tensor parallelism's, so the
+  // step is the tp step. Shown as "tp N ep N".
+  bool experts_whole = false;
   long context = 4096;  // tokens one sequence's cache holds
   int batch = 1;        // sequences resident at once
   Runtime runtime = Runtime::vllm;
