@@ -270,6 +270,10 @@ const std::array table{
             "Sequences a replica runs at once (vLLM's max_num_seqs, SGLang's max_running_requests, TensorRT-LLM's "
             "max_batch_size)",
             [](Scenario& s, V v) { s.max_seqs = v.integer(); }),
+    number("length-range", Q::fraction, 0, {}, 0.01, 1, false, cmd_infer, "1 (fixed lengths)",
+           "Prompt and output lengths drawn uniformly from this share of --prompt-tokens and --output-tokens up to them "
+           "(serving benchmarks' random range ratio, e.g. 0.8)",
+           [](Scenario& s, V v) { s.length_low = v.number; }),
     flag("dp-attention", cmd_infer,
          "Expert parallelism with data-parallel attention (what --ep N alone means; --tp N --ep N keeps attention "
          "tensor-parallel)",

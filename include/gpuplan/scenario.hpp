@@ -65,6 +65,7 @@ struct Scenario {
   int top = 0;                    // infer: list this many deployments tried (0: none)
   bool quants = false;            // infer: a table of every format of the runtime's ladder
   bool dp_attention = false;      // infer: expert parallelism with data-parallel attention
+  double length_low = 1;          // infer: request lengths uniform from this share of nominal to it
   std::optional<double> mem_fraction;  // a serving runtime's memory share; unset: its default
   int max_seqs = 0;                    // sequences a replica runs at once; 0: the runtime's default
   std::string serving_scenario;   // offline, server or interactive (MLPerf's); empty: as the flags say

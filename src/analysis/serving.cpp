@@ -436,6 +436,13 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   a.prompt = static_cast<double>(q.prompt_tokens > 0 ? q.prompt_tokens
                                  : q.context > 0     ? std::max(1L, q.context - static_cast<long>(a.output))
                                                      : default_prompt);
+  // Lengths drawn uniformly from a share of the nominal up to it (serving benchmarks' random
+  // range ratio): the step and the load follow the mean, the cache holds the longest.
+  const double nominal_prompt = a.prompt, nominal_output = a.output;
+  if (q.length_low < 1) {
+    a.prompt *= (1 + q.length_low) / 2;
+    a.output *= (1 + q.length_low) / 2;
+  }
   a.serving = q.rate > 0 || q.users > 0;
   a.targets = latency_targets(q.scenario, q.ttft_s, q.tpot_s, q.users > 0);
   if (q.rate > 0 && a.targets.ttft <= 0 && a.targets.tpot <= 0)
@@ -454,7 +461,7 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   InferSettings& is = a.settings;
   const bool sized_by_request = a.serving || q.gpus > 0 || q.prompt_tokens > 0 || q.output_tokens > 0;
   if (q.context > 0) is.context = q.context;
-  else if (sized_by_request) is.context = static_cast<long>(a.prompt + a.output);
+  else if (sized_by_request) is.context = static_cast<long>(nominal_prompt + nominal_output);
   if (is.runtime == Runtime::ollama && q.context <= 0 && !sized_by_request)
     a.assumptions.push_back(Assumption{"context", static_cast<double>(is.context), {}, "tokens",
                                        "default of ollama by device memory (docs/context-length: under 24 GiB 4k, 24-48 GiB "

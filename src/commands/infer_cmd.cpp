@@ -112,6 +112,7 @@ ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, cons
   q.pp = s.layout.pp.value_or(0);
   q.ep = s.layout.ep.value_or(0);
   q.dp_attention = s.dp_attention;
+  q.length_low = s.length_low;
   if (!s.draft.empty()) q.draft = model_from_record(catalog.get("models", s.draft));
   q.scenario = s.serving_scenario;
   q.ttft_s = s.ttft_s;

@@ -185,4 +185,9 @@ expect_rc 0; expect_out '"attention_parallel": "data"'
 bad 2 "give --ep equal to --tp" infer --model deepseek-r1 --gpu h200 --gpus 8 --tp 8 --ep 4 --quant fp8
 bad 2 "--dp-attention runs attention data-parallel" infer --model deepseek-r1 --gpu h200 --gpus 8 --dp-attention --quant fp8
 
+# Request lengths as benchmarks draw them (uniform from 0.8 to 1 of nominal): the mean sets the
+# work, the longest the cache.
+run infer --model llama-3.1-8b --gpu h100-sxm --prompt-tokens 1000 --output-tokens 1000 --users 32 --think-time 0 --length-range 0.8 --format json
+expect_rc 0; expect_out '"prompt_tokens": 900,'; expect_out '"output_tokens": 900,'; expect_out '"context": 2000,'
+
 finish

@@ -208,6 +208,7 @@ struct ServingQuestion {
   int pp = 0;                // fixed pipeline stages; 0: chosen (1 unless the widest degree cannot hold the model)
   int ep = 0;                // fixed expert parallelism (data-parallel attention; with tp, tp's devices); 0: chosen for MoE models
   bool dp_attention = false; // --dp-attention: ep with data-parallel attention, as ep alone means
+  double length_low = 1;     // request lengths uniform from this share of the nominal to it (1: fixed)
   std::optional<ModelArch> draft;  // speculative decoding's draft model (settings.spec_tokens > 0); absent: a head
   std::string scenario;      // offline, server or interactive; empty: as the targets say
   double ttft_s = 0, tpot_s = 0;
