@@ -20,6 +20,10 @@ struct Problem {
   std::string message;
 };
 
+// toml++ recurses once per part of a dotted key and per level of nesting: 40,000 parts overflow
+// the stack. No catalog, plan or calibration file needs more than a handful.
+constexpr std::size_t max_key_parts = 64, max_nesting = 64;
+
 // A scan of the text outside strings and comments (TOML 1.0: strings are "...", '...',
 // """...""" and '''...''', comments run from # to the end of the line). It tracks whether a
 // value is open (after `=`, until the end of its line outside brackets) so that a `[` that
@@ -46,8 +50,12 @@ std::optional<Problem> precheck(std::string_view t) {
                                     u, u));
   }
   line = 1, line_start = 0;
+  std::size_t dots = 0;  // dots of the key being read (reset where a key starts)
   for (std::size_t i = 0; i < t.size();) {
     const char c = t[i];
+    if (c == '.' && ++dots >= max_key_parts)
+      return problem(i, fmt::format("a dotted key or header has more than {} parts", max_key_parts));
+    if (c == '\n' || c == '=' || c == ',' || c == '{') dots = 0;
     if (c == '\n') {
       prev = '\n';
       ++line, line_start = ++i;
@@ -115,7 +123,11 @@ std::optional<Problem> precheck(std::string_view t) {
       return problem(i, "a character outside ASCII outside a quoted string; keys and values outside quotes are ASCII "
                         "(quote the key: \"name\" = ...)");
     if (c == '=' && open.empty()) in_value = true;
-    if (in_value && (c == '[' || c == '{')) open += c;
+    if (in_value && (c == '[' || c == '{')) {
+      open += c;
+      if (open.size() > max_nesting)
+        return problem(i, fmt::format("arrays and inline tables nest more than {} deep", max_nesting));
+    }
     if (in_value && (c == ']' || c == '}') && !open.empty()) {
       // A brace closing an array reaches an assertion in toml++ 3.3.0 (`a = [1, }`).
       if ((c == '}') != (open.back() == '{'))
@@ -139,6 +151,8 @@ std::optional<Problem> precheck(std::string_view t) {
 }  // namespace
 
 toml::table parse_toml(std::string_view text, const std::string& path) {
+  // A UTF-8 byte-order mark, as Windows editors write it, is not part of the text.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   if (auto p = precheck(text)) throw TomlSyntax{fmt::format("{}:{}:{}", path, p->line, p->column), p->message};
   try {
     return toml::parse(text, path);
