@@ -126,6 +126,59 @@ std::string convert(const FieldSpec& spec, const toml::node& node, FieldValue& o
 
 }  // namespace
 
+namespace {
+// A record whose fields contradict each other, each in its range: the field named, at its
+// position. Such records gave negative weights and a passing plan (a model with more dense
+// layers than layers), or a 156 W facility for 8 H100 (a server of 1,000 devices at 100 W).
+struct Contradiction {
+  std::string where, message;
+};
+template <class Kinds>
+std::optional<Contradiction> contradiction(const Record& r, const Kinds& kinds) {
+  auto at = [&](const char* f) { const FieldValue* v = r.get(f); return v ? v->origin : std::string(); };
+  auto n = [&](const char* f) { return r.number(f); };
+  auto bad = [&](const char* f, std::string msg) {
+    return std::optional<Contradiction>{Contradiction{at(f), fmt::format("{} '{}': {}: {}", r.kind == "models" ? "model" : r.kind == "servers" ? "server" : "accelerator", r.id, f, msg)}};
+  };
+  if (r.kind == "models") {
+    const double layers = n("layers"), heads = n("heads"), experts = n("experts");
+    if (r.has("dense_layers") && n("dense_layers") >= layers && experts > 1)
+      return bad("dense_layers", fmt::format("{:.0f} leading dense layers leave no MoE layer of the {:.0f}", n("dense_layers"), layers));
+    if (r.has("dense_layers") && n("dense_layers") > layers)
+      return bad("dense_layers", fmt::format("{:.0f} is more than the {:.0f} layers", n("dense_layers"), layers));
+    if (r.has("sliding_layers") && n("sliding_layers") > layers)
+      return bad("sliding_layers", fmt::format("{:.0f} is more than the {:.0f} layers", n("sliding_layers"), layers));
+    if (experts > 1 && !r.has("active_experts")) return bad("experts", "an MoE model needs active_experts (routed experts per token)");
+    if (r.has("active_experts") && n("active_experts") > experts)
+      return bad("active_experts", fmt::format("{:.0f} routed experts per token, more than the {:.0f} experts", n("active_experts"), experts));
+    if (r.has("kv_heads") && (n("kv_heads") > heads || std::fmod(heads, n("kv_heads")) != 0))
+      return bad("kv_heads", fmt::format("{:.0f} does not divide the {:.0f} attention heads", n("kv_heads"), heads));
+    if (!r.has("head_dim") && !r.has("kv_lora_rank") && std::fmod(n("hidden"), heads) != 0)
+      return bad("heads", fmt::format("{:.0f} heads do not divide the width {:.0f}; give head_dim", heads, n("hidden")));
+  } else if (r.kind == "accelerators") {
+    if (r.has("idle_w") && r.has("tdp_w") && n("idle_w") >= n("tdp_w"))
+      return bad("idle_w", fmt::format("{:.0f} W at idle is not below the {:.0f} W TDP", n("idle_w"), n("tdp_w")));
+  } else if (r.kind == "servers") {
+    // A node's nameplate holds at least what its accelerators draw at the lowest power limit a
+    // board takes: above idle and a tenth of TDP each, as --power-cap requires (a node may run its
+    // boards below TDP: JUPITER's GH200 at 680 of 1,000 W).
+    const auto acc = kinds.find("accelerators");
+    const Record* a = nullptr;
+    if (acc != kinds.end()) {
+      const auto it = acc->second.find(r.text("accelerator"));
+      if (it != acc->second.end()) a = &it->second;
+    }
+    const double floor = a ? std::max(a->number("idle_w"), 0.1 * a->number("tdp_w")) : 0;
+    if (floor > 0 && n("max_power_w") <= n("devices") * floor)
+      return bad("max_power_w", fmt::format("{:.0f} W for {:.0f} devices is {:.3g} W each, not above the {:.0f} W a {} draws at "
+                                            "the least (its idle draw or a tenth of its TDP)",
+                                            n("max_power_w"), n("devices"), n("max_power_w") / n("devices"), floor,
+                                            r.text("accelerator")));
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 bool Catalog::merge_text(std::string_view text, const std::string& path, std::vector<Diagnostic>& diags,
                          std::string_view under) {
   std::size_t before = diags.size();
@@ -231,6 +284,10 @@ bool Catalog::merge_text(std::string_view text, const std::string& path, std::ve
         }
       }
       if (!ok) continue;
+      if (auto c = contradiction(rec, kinds_)) {
+        diags.push_back({c->where.empty() ? where(rec_node.source(), path) : c->where, c->message});
+        continue;
+      }
       // Keep fields in schema order so that `catalog show` is stable.
       std::stable_sort(rec.fields.begin(), rec.fields.end(), [&](const auto& a, const auto& b) {
         return find_field(*spec, a.first) < find_field(*spec, b.first);

@@ -26,4 +26,28 @@ printf '\xef\xbb\xbf[[scenario]]\nname = "a"\nparams = "1B"\ngpus = 8\n' >"$TMP/
 run plan "$TMP/bom.toml" --format json
 expect_rc 0; expect_out '"name": "a"'
 
+# 2. Contradictory model records (more dense layers than layers gave negative weights and a
+# passing plan; more active experts than experts; KV heads that do not divide the heads): each
+# refused where it loads, and by catalog check, with the field named (exit 65).
+model() {
+  printf '[models.bad]\nname = "bad"\nsource = "test"\nlayers = 2\nhidden = 4096\nheads = 32\nffn = 11008\nvocab = 32000\n'
+  printf 'activation = "swiglu"\nnorm = "rmsnorm"\ntied_embeddings = false\nmax_context = 4096\nparams_total = "7B"\n%s\n' "$1"
+}
+model $'experts = 8\nactive_experts = 2\ndense_layers = 10' >"$TMP/m1.toml"
+model $'experts = 8\nactive_experts = 9' >"$TMP/m2.toml"
+model 'kv_heads = 5' >"$TMP/m3.toml"
+for f in m1:dense_layers m2:active_experts m3:kv_heads; do
+  run catalog check "$TMP/${f%%:*}.toml"
+  expect_rc 65; expect_err "model 'bad': ${f#*:}"
+  run infer --model bad --catalog "$TMP/${f%%:*}.toml"
+  expect_rc 65; expect_err "${f#*:}"
+done
+# 3. Contradictory power records: a server of 1,000 H100 at 100 W, an idle draw above TDP.
+printf '[servers.tiny]\nname = "t"\nsource = "test"\naccelerator = "h100-sxm"\ndevices = 1000\nmax_power_w = "100W"\n' >"$TMP/s1.toml"
+run catalog check "$TMP/s1.toml"
+expect_rc 65; expect_err "server 'tiny': max_power_w"; expect_one_line_err
+printf '[accelerators.h100-sxm]\nidle_w = "800W"\n' >"$TMP/a1.toml"
+run power --gpus 8 --catalog "$TMP/a1.toml"
+expect_rc 65; expect_err "accelerator 'h100-sxm': idle_w"; expect_one_line_err
+
 finish
