@@ -152,11 +152,20 @@ TEST_CASE("any_layout_reaches agrees with the best layout of a full search", "[t
 }
 
 TEST_CASE("a deadline no count can meet is no answer", "[train]") {
-  TrainQuestion q = question("llama-3.1-405b", "rtx-4090");
-  q.deadline = seconds(86.4);
+  TrainQuestion q = question("llama-3.1-405b", "h100-sxm");
+  q.deadline = seconds(0.864);
   CHECK_THROWS_MATCHES(plan_training(q), Error, Catch::Matchers::Predicate<Error>([](const Error& e) {
                          return e.code() == Exit::no_answer && std::string(e.what()).find("no count of") == 0;
                        }));
+  // Devices with no link between them (one RTX 4090 a machine in the catalog): one is all there is.
+  TrainQuestion desk = question("llama-3.1-405b", "rtx-4090");
+  desk.deadline = seconds(86.4);
+  CHECK_THROWS_MATCHES(plan_training(desk), Error, Catch::Matchers::Predicate<Error>([](const Error& e) {
+                         return e.code() == Exit::no_answer && std::string(e.what()).find("no interconnect") != std::string::npos;
+                       }));
+  desk.deadline = seconds(0);
+  desk.gpus = 2;
+  CHECK_THROWS_WITH(plan_training(desk), Catch::Matchers::Contains("no interconnect between the devices"));
 }
 
 TEST_CASE("fewer than 100 steps is more devices than the run can use", "[train]") {

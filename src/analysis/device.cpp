@@ -42,6 +42,19 @@ double power_cap_clock_scale(Watts tdp, Watts idle, Watts cap) {
   return c >= v * v * v ? std::cbrt(c) : c / (v * v);
 }
 
+std::string interconnect_problem(const Device& d, int gpus) {
+  if (gpus <= 1) return {};
+  const bool within = gpus <= std::max(1, d.scale_up_domain);
+  if (within && d.scale_up_domain > 1 && d.scale_up.bw_per_direction.value() > 0) return {};
+  if (!within && d.scale_out.bw_per_direction.value() > 0 &&
+      (d.scale_up_domain <= 1 || d.scale_up.bw_per_direction.value() > 0))
+    return {};
+  if (d.scale_up_domain <= 1 && d.scale_out.bw_per_direction.value() > 0) return {};
+  return fmt::format("no interconnect between the devices: the catalog gives {} no {} link for {} of them; plan one, or give "
+                     "--scale-out with a fabric",
+                     d.id, within ? "scale-up" : "scale-out", gpus);
+}
+
 std::string power_cap_problem(const Device& d, Watts cap) {
   const double w = cap.value(), tdp = d.tdp.value();
   if (tdp <= 0) return fmt::format("power cap {:.0f} W: {} has no TDP in the catalog, so a limit cannot be applied", w, d.id);

@@ -20,6 +20,7 @@ double TrainQuestion::target_batch(int devices) const {
 Seconds wall_clock(double steps, Seconds step, double goodput) { return step * (steps / goodput); }
 
 SearchResult search_or_fail(const StepModel& sm, const LayoutConstraints& c, int gpus, double batch_tokens, int top) {
+  if (const std::string p = interconnect_problem(sm.device, gpus); !p.empty()) fail(Exit::no_answer, p);
   SearchResult r = search_layouts(sm, gpus, c, batch_tokens, top);
   if (r.evaluated == 0)
     fail(Exit::no_answer, fmt::format("no layout of {} devices suits {} under the given constraints (tp must divide the {} "
@@ -60,6 +61,12 @@ Fewest fewest_for_deadline(const TrainQuestion& q, int& counts) {
     return it->second;
   };
   auto full = [&](int n) { return search_layouts(q.model, n, q.layout, q.target_batch(n), 1); };
+  // Devices with no link between them: one is all there is.
+  if (const std::string p = interconnect_problem(q.model.device, 2); !p.empty()) {
+    if (meets_devices(1)) return {1, 0, full(1)};
+    fail(Exit::no_answer, fmt::format("one {} does not train {} on {:.3g} tokens within {}, and more cannot help: {}",
+                                      q.model.device.id, q.model.model.id, q.tokens, format_duration(q.deadline.value()), p));
+  }
   for (int n = 1; n < q.unit; n *= 2) {
     if (q.unit % n) break;
     if (meets_devices(n)) return {n, n / 2, full(n)};

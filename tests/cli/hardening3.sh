@@ -50,4 +50,10 @@ printf '[accelerators.h100-sxm]\nidle_w = "800W"\n' >"$TMP/a1.toml"
 run power --gpus 8 --catalog "$TMP/a1.toml"
 expect_rc 65; expect_err "accelerator 'h100-sxm': idle_w"; expect_one_line_err
 
+# 6. A scenario of devices with no link between them fails alone (exit 3) with the reason; the
+# good scenario beside it is still reported.
+printf '[defaults]\nmodel = "llama-3.1-8b"\ntokens = "1B"\n[[scenario]]\nname = "mac"\ngpu = "apple-m3-max"\ngpus = 2\n[[scenario]]\nname = "h100"\ngpu = "h100-sxm"\ngpus = 8\n' >"$TMP/mac.toml"
+run plan "$TMP/mac.toml" --format json
+expect_rc 3; expect_out "no interconnect between the devices"; expect_out '"name": "h100"'
+
 finish

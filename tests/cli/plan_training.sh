@@ -76,7 +76,9 @@ bad 2 "quantisation 'q9' is not known" memory --model llama-2-7b --mode infer --
 bad 1 "no layout of 7 devices" train --model llama-2-7b --gpus 7 --tp 2
 bad 1 "does not fit on 1 x" train --model llama-3.1-405b --gpus 1
 bad 1 "devices are more than" train --params 1B --gpus 1000000
-bad 1 "no count of" train --model llama-3.1-405b --gpu rtx-4090 --days 0.001
+bad 1 "no count of" train --model llama-3.1-405b --gpu h100-sxm --days 0.00001
+bad 1 "no interconnect between the devices" train --model llama-3.1-8b --gpu apple-m3-max --gpus 2 --tokens 1B
+bad 1 "no interconnect between the devices" search --model llama-3.1-8b --gpu apple-m3-max --gpus 2
 bad 1 "does not fit on any number" memory --params 405B --gpu l4 --min-gpus --tp 1 --pp 1 --zero 0
 
 # Deadlines (issue 31): a count given with a deadline is checked against it, exit 1 naming the

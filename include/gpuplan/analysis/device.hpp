@@ -41,6 +41,11 @@ struct Device {
   Bytes usable_memory() const { return memory * gpu_memory_share; }
 };
 
+// Why `gpus` devices cannot work together: no link the catalog knows between them (within a
+// scale-up domain, or across nodes), naming the device and what would connect it; empty when
+// they can (or when there is one).
+std::string interconnect_problem(const Device& d, int gpus);
+
 // The compute clock a board power limit allows, as a share of the clock at TDP. A busy board
 // draws its idle floor plus dynamic power a C V^2 f (Weste and Harris, CMOS VLSI Design, section
 // 5.1); the voltage follows the clock down to a floor, below which only the clock falls. With
