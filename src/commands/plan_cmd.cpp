@@ -150,7 +150,8 @@ Value sensitivity_json(const Catalog& cat, const PlanScenario& ps, const Scenari
     row.set("by", in.by);
     for (const char* side : {"low", "high"}) {
       Scenario varied = s;
-      apply_setting(varied, sensitivity_setting(in.name), fmt::format("{}", side[0] == 'l' ? 1 - in.by : 1 + in.by));
+      // 12 significant digits: 1 - 0.9 is 0.09999999999999998 in binary, and means 0.1.
+      apply_setting(varied, sensitivity_setting(in.name), fmt::format("{:.12g}", side[0] == 'l' ? 1 - in.by : 1 + in.by));
       Headline h;
       try {
         h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).figures, s.bill.buy);

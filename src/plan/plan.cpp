@@ -231,7 +231,9 @@ Plan parse_plan(std::string_view text, const std::string& path) {
     check_keys(*t, {"mfu", "price", "pue", "tokens", "power"}, path, "[sensitivity]");
     for (const auto& [k, v] : *t) {
       const double by = number_of(v, QuantityKind::fraction, path, std::string(k.str()).c_str());
-      if (by <= 0 || by >= 1) bad(v, path, fmt::format("'{}' must vary by more than 0 and less than 1 (e.g. 0.2 or \"20%\")", k.str()));
+      // The low side scales the input by 1 - by, which the scale settings take down to 0.1.
+      if (!(by > 0 && by <= 0.9))
+        bad(v, path, fmt::format("'{}' must vary by more than 0 and at most 0.9 (e.g. 0.2 or \"20%\")", k.str()));
       p.sensitivity.push_back({std::string(k.str()), by});
     }
   }

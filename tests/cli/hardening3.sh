@@ -56,4 +56,10 @@ printf '[defaults]\nmodel = "llama-3.1-8b"\ntokens = "1B"\n[[scenario]]\nname = 
 run plan "$TMP/mac.toml" --format json
 expect_rc 3; expect_out "no interconnect between the devices"; expect_out '"name": "h100"'
 
+# 10. [sensitivity] price = 0.9 is valid as documented (it was refused with a flag the user never
+# gave, "--price-scale '0.09999999999999998'", and no position).
+printf '[[scenario]]\nname = "a"\nparams = "1B"\ngpus = 8\n[sensitivity]\nprice = 0.9\n' >"$TMP/sens.toml"
+run plan "$TMP/sens.toml" --format json
+expect_rc 0; expect_out '"sensitivity": ['
+
 finish
