@@ -34,6 +34,8 @@ struct Globals {
 std::string got(const Value* v, const std::string& key) {
   if (key.empty()) fail(Exit::usage, "--get needs a key, e.g. --get gpus or --get layout.tp");
   if (!v) fail(Exit::usage, "--get '" + shown(key, 200) + "' matches nothing in the answer (--format json lists the keys)");
+  // A text value is one line of what a terminal shows: no ESC, BEL, newline or bidi override.
+  if (v->type() == Value::Type::string) return printable(scalar_text(*v)) + "\n";
   return (v->type() == Value::Type::object || v->type() == Value::Type::array) ? to_json(*v) : scalar_text(*v) + "\n";
 }
 

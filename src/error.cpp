@@ -159,6 +159,19 @@ std::string suggest_ids(const std::string& word, const std::vector<std::string>&
 
 namespace gpuplan {
 
+namespace {
+// The bytes of a C1 control (U+0080 to U+009F: C2 80 to C2 9F) or a bidirectional override or
+// isolate (U+202A to U+202E, U+2066 to U+2069: E2 80 AA-AE, E2 81 A6-A9) starting at i, else 0:
+// characters a terminal acts on rather than shows (Trojan Source, CVE-2021-42574).
+std::size_t terminal_control(std::string_view t, std::size_t i) {
+  const auto b = [&](std::size_t k) { return i + k < t.size() ? static_cast<unsigned char>(t[i + k]) : 0u; };
+  if (b(0) == 0xC2 && b(1) >= 0x80 && b(1) <= 0x9F) return 2;
+  if (b(0) == 0xE2 && b(1) == 0x80 && b(2) >= 0xAA && b(2) <= 0xAE) return 3;
+  if (b(0) == 0xE2 && b(1) == 0x81 && b(2) >= 0xA6 && b(2) <= 0xA9) return 3;
+  return 0;
+}
+}  // namespace
+
 std::string shown(std::string_view text, std::size_t max) {
   std::string out;
   const auto hex = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
@@ -172,10 +185,12 @@ std::string shown(std::string_view text, std::size_t max) {
       hex(c), ++i;
       continue;
     }
-    // A UTF-8 sequence is copied whole when it is well formed; any other byte is escaped.
+    // A UTF-8 sequence is copied whole when it is well formed and shows as itself; any other
+    // byte, and a C1 control or bidirectional override, is escaped.
     const std::size_t len = utf8_sequence(text, i);
-    if (len == 0) {
-      hex(c), ++i;
+    if (len == 0 || terminal_control(text, i)) {
+      for (std::size_t k = 0; k < std::max<std::size_t>(len, 1); ++k) hex(static_cast<unsigned char>(text[i + k]));
+      i += std::max<std::size_t>(len, 1);
       continue;
     }
     out.append(text.substr(i, len));
@@ -233,10 +248,20 @@ std::string well_formed_utf8(std::string_view text) {
   return out;
 }
 
+
 std::string printable(std::string_view text) {
-  std::string out = well_formed_utf8(text);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  const std::string in = well_formed_utf8(text);
+  std::string out;
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size();) {
+    const auto c = static_cast<unsigned char>(in[i]);
+    if (const std::size_t n = terminal_control(in, i)) {
+      out += ' ', i += n;
+    } else {
+      out += c < 0x20 || c == 0x7f ? ' ' : in[i];
+      ++i;
+    }
+  }
   return out;
 }
 

@@ -192,3 +192,27 @@ TEST_CASE("calendar dates as days since 1970 and back") {
   for (const char* bad : {"2027-02-29", "2027-13-01", "2027-00-10", "27-01-04", "2027-1-4", "2027/01/04", "+027-01-04", "1969-12-31", ""})
     CHECK_THROWS_AS(parse_date(bad), Error);
 }
+
+TEST_CASE("CSV fields that a spreadsheet would run as formulas are neutralised") {
+  // OWASP, CSV injection: a cell starting with =, +, -, @, tab or CR gets a leading apostrophe.
+  CHECK(csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  CHECK(csv_field("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(csv_field("+cmd") == "'+cmd");
+  CHECK(csv_field("-") == "'-");
+  // Numbers stay numbers.
+  CHECK(csv_field("-0.5") == "-0.5");
+  CHECK(csv_field("+3") == "+3");
+  CHECK(csv_field("1e-3") == "1e-3");
+  CHECK(csv_field("H100") == "H100");
+}
+
+TEST_CASE("text shown on a terminal carries no C1 control or bidi override") {
+  // U+0085 (C1 NEL), U+202E (right-to-left override), U+2066 (left-to-right isolate).
+  CHECK(printable("a\xC2\x85" "b") == "a b");
+  CHECK(printable("x\xE2\x80\xAEy") == "x y");
+  CHECK(printable("x\xE2\x81\xA6y") == "x y");
+  CHECK(printable("\x1b[31mred\x07") == " [31mred ");
+  // Ordinary non-ASCII text is kept: an em dash, U+2014, is E2 80 94.
+  CHECK(printable("a\xE2\x80\x94" "b") == "a\xE2\x80\x94" "b");
+  CHECK(shown("x\xE2\x80\xAEy") == "x\\xe2\\x80\\xaey");
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fmt/format.h>
 
 #include "gpuplan/error.hpp"
@@ -148,9 +149,16 @@ std::string render_markdown(const Table& t) {
 }
 
 // RFC 4180: a field with a comma, a quote or a line break (CR or LF) is quoted. Ill-formed
-// UTF-8 becomes U+FFFD, as in JSON.
+// UTF-8 becomes U+FFFD, as in JSON. Text that a spreadsheet would run as a formula (starting with
+// =, +, -, @, tab or CR) gets a leading apostrophe, as OWASP's CSV injection guidance says;
+// numbers ("-0.5", "+3") stay as they are.
 std::string csv_field(const std::string& s) {
-  const std::string text = well_formed_utf8(s);
+  std::string text = well_formed_utf8(s);
+  if (!text.empty() && std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos) {
+    char* end = nullptr;
+    std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || text.size() == 1) text.insert(0, 1, '\'');
+  }
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -62,4 +62,16 @@ printf '[[scenario]]\nname = "a"\nparams = "1B"\ngpus = 8\n[sensitivity]\nprice 
 run plan "$TMP/sens.toml" --format json
 expect_rc 0; expect_out '"sensitivity": ['
 
+# 11. A catalog name starting with = comes out of CSV as text, not a formula; --get prints a
+# plan title's ESC, BEL and newline as spaces; a bidi override never reaches a table.
+printf '[models."llama-3.1-8b"]\nname = "=HYPERLINK(\\"http://x\\")"\n' >"$TMP/inj.toml"
+run catalog list models --format csv --catalog "$TMP/inj.toml"
+expect_rc 0; expect_out "\"'=HYPERLINK("
+printf '[plan]\ntitle = "a\\u001b]0;pwned\\u0007\\nb"\n[[scenario]]\nname = "a"\nparams = "1B"\ngpus = 8\n' >"$TMP/esc.toml"
+run plan "$TMP/esc.toml" --get plan.title
+expect_rc 0; [ "$out" = "a ]0;pwned  b" ] || fail "--get plan.title printed '$out'"
+printf '[models."llama-3.1-8b"]\nname = "evil\\u202Etxt"\n' >"$TMP/bidi.toml"
+run catalog show llama-3.1-8b --catalog "$TMP/bidi.toml"
+expect_rc 0; grep -q $'\xe2\x80\xae' "$TMP/out" && fail "a bidi override reached the table"
+
 finish
