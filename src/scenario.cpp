@@ -224,6 +224,9 @@ void resolve_calibration(const Scenario& s, Job& j) {
     path = default_calibration_path(j.device.id);
     std::error_code ec;
     if (path.empty() || !std::filesystem::exists(path, ec)) return;
+    // The default location is read only as a regular file: a FIFO there would hang the command.
+    if (!std::filesystem::is_regular_file(path, ec))
+      fail(Exit::no_input, fmt::format("cannot read the default calibration file '{}': not a regular file", path));
   }
   Calibration c = load_calibration(path);
   check_calibration_for(c, j.device, path);

@@ -86,7 +86,7 @@ const std::array table{
     // The model.
     text("model", model_cmds, "none", "Model id from the catalog (gpuplan catalog list models)",
          [](Scenario& s, V v) { s.model = v.text; }),
-    number("params", Q::count, 0, {}, 1e6, 1e15, false, model_cmds, "none",
+    number("params", Q::count, 0, {}, min_synth_params, max_synth_params, false, model_cmds, "none",
            "Parameter count (e.g. 70B): synthesises a Llama-like dense model",
            [](Scenario& s, V v) { s.params = v.number; }),
     integer("layers", 1, 1000, model_cmds, "the model's", "Override the model's layer count",
@@ -201,11 +201,11 @@ const std::array table{
     number("reserve", Q::bytes, 0, {}, 0, 1024.0 * 1024 * 1024 * 1024, false, model_cmds, "1 GiB (train), the runtime's (infer)",
            "Framework reserve per device", [](Scenario& s, V v) { s.reserve_bytes = v.number; }),
     // The training run.
-    number("tokens", Q::count, 0, {}, 0, 1e17, true, cmd_train, "20 per parameter", "Training tokens",
+    number("tokens", Q::count, 0, {}, 1, 1e17, false, cmd_train, "20 per parameter", "Training tokens",
            [](Scenario& s, V v) { s.tokens = v.number; }),
-    number("weeks", Q::duration, week, "weeks", 0, 520 * week, true, cmd_train, "none", "Deadline in weeks (or 4w, 28d)",
+    number("weeks", Q::duration, week, "weeks", hour, 520 * week, false, cmd_train, "none", "Deadline in weeks (or 4w, 28d)",
            [](Scenario& s, V v) { s.deadline_s = v.number; }),
-    number("days", Q::duration, day, "days", 0, 3650 * day, true, cmd_train, "none", "Deadline in days (or 28d, 4w)",
+    number("days", Q::duration, day, "days", hour, 3650 * day, false, cmd_train, "none", "Deadline in days (or 28d, 4w)",
            [](Scenario& s, V v) { s.deadline_s = v.number; }),
     text("start", cmd_train, "none", "The day the run starts, YYYY-MM-DD: the answer gives the day it ends",
          [](Scenario& s, V v) { s.start_day = parse_date(v.text); }),
@@ -238,7 +238,7 @@ const std::array table{
             [](Scenario& s, V v) { s.prompt_tokens = v.integer(); }),
     integer("output-tokens", 1, 1e8, cmd_infer, "300", "Output tokens per request",
             [](Scenario& s, V v) { s.output_tokens = v.integer(); }),
-    number("rate", Q::real, 0, {}, 0, 1e7, true, cmd_infer, "none", "Requests per second to serve (needs --ttft and/or --tpot)",
+    number("rate", Q::real, 0, {}, 1e-4, 1e7, false, cmd_infer, "none", "Requests per second to serve (needs --ttft and/or --tpot)",
            [](Scenario& s, V v) { s.rate = v.number; }),
     integer("users", 1, 1e9, cmd_infer, "none", "Concurrent users (with --think-time; default targets MLPerf's 2 s / 200 ms)",
             [](Scenario& s, V v) { s.users = v.integer(); }),
@@ -251,9 +251,9 @@ const std::array table{
            "Speculative decoding: the chance each proposed token is accepted", [](Scenario& s, V v) { s.spec_accept = v.number; }),
     text("draft", cmd_infer, "a one-layer drafting head (EAGLE, MTP)", "Speculative decoding's draft model id",
          [](Scenario& s, V v) { s.draft = v.text; }),
-    number("ttft", Q::duration, 1, "s", 0, hour, true, cmd_infer, "none", "Time-to-first-token target at p99, e.g. 1s",
+    number("ttft", Q::duration, 1, "s", 1e-6, hour, false, cmd_infer, "none", "Time-to-first-token target at p99, e.g. 1s",
            [](Scenario& s, V v) { s.ttft_s = v.number; }),
-    number("tpot", Q::duration, 1, "s", 0, hour, true, cmd_infer, "none", "Time-per-output-token target at p99, e.g. 50ms",
+    number("tpot", Q::duration, 1, "s", 1e-6, hour, false, cmd_infer, "none", "Time-per-output-token target at p99, e.g. 50ms",
            [](Scenario& s, V v) { s.tpot_s = v.number; }),
     integer("top", 1, 64, cmd_infer, "none", "List the K best tensor-parallel deployments tried, with why each loses",
             [](Scenario& s, V v) { s.top = v.integer(); }),
@@ -374,7 +374,12 @@ std::string with_suffix(double v, const std::array<std::pair<const char*, double
 // One end of a range, written as the setting would accept it.
 std::string show(const Setting& s, double v) {
   using U = std::pair<const char*, double>;
-  if (in_own_unit(s)) return plain(v / s.plain);
+  // In the setting's own unit (4 weeks, 0.1 years), unless a bound reads badly in it (an hour is
+  // 0.0416666... days): then as a duration.
+  if (in_own_unit(s)) {
+    const double x = v / s.plain;
+    if (s.kind != Q::duration || x == 0 || std::fabs(std::stod(format_sig(x)) - x) <= 1e-9 * std::fabs(x)) return plain(x);
+  }
   if (s.type == SettingType::integer) return plain(v);
   switch (s.kind) {
     case Q::bytes: return with_suffix(v, std::array{U{"TiB", 1099511627776.0}, U{"GiB", 1073741824.0}, U{"MiB", 1048576.0}});

@@ -51,7 +51,7 @@ ParamCounts count_params(const ModelArch& m) {
 }
 
 ModelArch synthesize_dense(double params) {
-  if (!(params >= 1e7 && params <= 1e14))
+  if (!(params >= min_synth_params && params <= max_synth_params))
     fail(Exit::usage, fmt::format("a parameter count of {} is outside 10M to 100T; give a count such as 7B or 405B", params));
   ModelArch m;
   m.id = fmt::format("dense-{:g}B", params / 1e9);  // names the size asked for: dense-7B

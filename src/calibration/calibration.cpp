@@ -275,6 +275,15 @@ void check_calibration_for(const Calibration& c, const Device& d, const std::str
   if (c.accelerator != d.id)
     fail(Exit::usage, fmt::format("calibration '{}' was measured on {} ({}), not {}; use --gpu {} or probe this device",
                                   path, c.accelerator, c.device_name, d.id, c.accelerator));
+  // A rate far above the datasheet's is not a measurement of this device (1e16 FLOP/s of BF16
+  // on an H100 gave an MFU of 626%). Boost clocks and a conservative catalog figure stay well
+  // within a quarter above it.
+  for (const auto& x : compare_with_catalog(c, d))
+    if (x.ratio && *x.ratio > max_measured_over_catalog)
+      fail(Exit::data, fmt::format("{}: error: {} measured {:.4g} is {:.3g}x the catalog's {} for {} ({:.4g}); more than {}x "
+                                   "is not a measurement of this device",
+                                   path, x.measured->metric, x.measured->value, *x.ratio, x.reference_name, d.id, x.reference,
+                                   max_measured_over_catalog));
 }
 
 namespace {

@@ -299,15 +299,37 @@ bool Catalog::merge_text(std::string_view text, const std::string& path, std::ve
   return diags.size() == before;
 }
 
+namespace {
+bool toml_name(const fs::path& p) {
+  std::string ext = p.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".toml";
+}
+}  // namespace
+
+std::vector<std::string> catalog_files(const std::string& dir) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) fail(Exit::no_input, fmt::format("cannot read catalog directory '{}': {}", dir, ec.message()));
+  std::vector<std::string> files;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) fail(Exit::no_input, fmt::format("cannot read catalog directory '{}': {}", dir, ec.message()));
+    if (!toml_name(it->path())) continue;
+    // A directory's files are read whole: a FIFO or a device there would block or never end.
+    std::error_code fec;
+    if (!fs::is_regular_file(it->path(), fec))
+      fail(Exit::no_input, fmt::format("cannot read catalog '{}': not a regular file", it->path().string()));
+    files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 bool Catalog::merge_path(const std::string& path, std::vector<Diagnostic>& diags) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    std::vector<std::string> files;
-    for (const auto& entry : fs::directory_iterator(path, ec))
-      if (entry.path().extension() == ".toml") files.push_back(entry.path().string());
-    std::sort(files.begin(), files.end());
     bool ok = true;
-    for (const auto& f : files) ok = merge_path(f, diags) && ok;
+    for (const auto& f : catalog_files(path)) ok = merge_path(f, diags) && ok;
     return ok;
   }
   // The built-in catalogs together are about 100 KB; 4 MiB leaves room for any real one.
@@ -339,8 +361,14 @@ void Catalog::merge_chain(const std::vector<std::string>& extra) {
   for (const auto& p : catalog_paths(extra)) {
     if (p.origin == "built-in") continue;
     // Explicit paths must exist; the conventional XDG locations are optional.
-    if (!p.exists && (p.origin == "--catalog" || p.origin == "GPUPLAN_CATALOG_PATH"))
+    const bool explicit_path = p.origin == "--catalog" || p.origin == "GPUPLAN_CATALOG_PATH";
+    if (!p.exists && explicit_path)
       fail(Exit::no_input, fmt::format("cannot read catalog '{}' (from {}): no such file or directory", p.path, p.origin));
+    // The conventional locations are directories or regular files; a FIFO there would hang every
+    // command. An explicit path may be a pipe (--catalog <(...)).
+    std::error_code ec;
+    if (p.exists && !explicit_path && !fs::is_directory(p.path, ec) && !fs::is_regular_file(p.path, ec))
+      fail(Exit::no_input, fmt::format("cannot read catalog '{}' (from {}): not a directory or a regular file", p.path, p.origin));
     if (p.exists) merge_path(p.path, diags);
   }
   if (!diags.empty()) {

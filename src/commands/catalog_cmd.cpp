@@ -1,4 +1,5 @@
 // `gpuplan catalog list|show|check|paths`.
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "gpuplan/commands.hpp"
@@ -164,6 +165,9 @@ Document run_catalog_check(const std::vector<std::string>& files, bool& ok) {
   t.right = {false, false, true};
   ok = true;
   for (const auto& f : files) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(f, ec) && catalog_files(f).empty())
+      fail(Exit::no_input, fmt::format("catalog check: no catalog file (*.toml) in '{}'", f));
     std::size_t before = diags.size();
     catalog.merge_path(f, diags);  // throws Error(no_input) for an unreadable file
     std::size_t n = diags.size() - before;

@@ -74,4 +74,44 @@ printf '[models."llama-3.1-8b"]\nname = "evil\\u202Etxt"\n' >"$TMP/bidi.toml"
 run catalog show llama-3.1-8b --catalog "$TMP/bidi.toml"
 expect_rc 0; grep -q $'\xe2\x80\xae' "$TMP/out" && fail "a bidi override reached the table"
 
+# 4. A catalog directory that cannot be read is exit 66, not skipped; *.TOML counts; a directory
+# with nothing to check says so.
+if [ "$(id -u)" -ne 0 ]; then  # root reads a mode-300 directory anyway
+  mkdir -p "$TMP/noread" && cp "$SRC/catalogs/prices.toml" "$TMP/noread/" && chmod 300 "$TMP/noread"
+  run catalog list prices --catalog "$TMP/noread"
+  expect_rc 66; expect_err "cannot read catalog directory"; expect_one_line_err
+  chmod 700 "$TMP/noread"
+fi
+mkdir -p "$TMP/upper" && printf '[models.bad]\nname = "x"\n' >"$TMP/upper/MINE.TOML"
+run catalog check "$TMP/upper"
+expect_rc 65; expect_err "MINE.TOML"
+mkdir -p "$TMP/empty"
+run catalog check "$TMP/empty"
+expect_rc 66; expect_err "no catalog file (*.toml)"; expect_one_line_err
+
+# 5. Absurd rates: a calibration far above the datasheet is bad data; rate flags are bounded on
+# both sides.
+printf 'schema = 1\nkind = "cuda"\naccelerator = "h100-sxm"\ndevice_name = "x"\n[[measurement]]\nmetric = "gemm_bf16"\nvalue = 1e16\nunit = "FLOP/s"\n' >"$TMP/cal16.toml"
+run train --model llama-3.1-8b --gpus 8 --tokens 1B --calibration "$TMP/cal16.toml"
+expect_rc 65; expect_err "not a measurement of this device"; expect_one_line_err
+bad 2 "--rate '1e-300' must be from 0.0001" infer --model llama-3.1-8b --rate 1e-300 --ttft 1s
+bad 2 "--tpot '1e-300' must be from" infer --model llama-3.1-8b --rate 1 --tpot 1e-300
+
+# 7. A FIFO at an implicit path is refused, not waited on.
+mkdir -p "$TMP/xdg2/gpuplan/calibration"
+mkfifo "$TMP/xdg2/gpuplan/calibration/h100-sxm.toml"
+XDG_CONFIG_HOME="$TMP/xdg2" timeout 10 "$GPUPLAN" train --model llama-3.1-8b --gpus 8 --tokens 1B >"$TMP/out" 2>"$TMP/err"
+rc=$?; err=$(cat "$TMP/err")
+expect_rc 66; expect_err "not a regular file"
+mkdir -p "$TMP/xdg3/gpuplan"
+mkfifo "$TMP/xdg3/gpuplan/catalogs"
+XDG_CONFIG_HOME="$TMP/xdg3" timeout 10 "$GPUPLAN" catalog list models >"$TMP/out" 2>"$TMP/err"
+rc=$?; err=$(cat "$TMP/err")
+expect_rc 66; expect_err "not a directory or a regular file"
+
+# 13. settings and the check agree on --params' range.
+run settings --format csv
+expect_rc 0; grep -q '^params,.*from 10M to 100T' "$TMP/out" || fail "settings lists another --params range"
+bad 2 "--params '5M' must be from 10M to 100T" memory --params 5M
+
 finish

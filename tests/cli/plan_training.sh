@@ -69,14 +69,14 @@ bad 2 "did you mean llama-2-7b?" memory --model llama-2-7c
 bad 2 "unknown accelerator 'h100'" memory --model llama-2-7b --gpu h100
 bad 2 "--heads 33 does not divide --hidden 4096" memory --model llama-2-7b --heads 33
 bad 2 "--tokens: '0x' has an unknown unit" train --model llama-2-7b --gpus 8 --tokens 0x
-bad 2 "--tokens '0' must be more than 0 and at most 100P" train --model llama-2-7b --gpus 8 --tokens 0
+bad 2 "--tokens '0' must be from 1 to 100P" train --model llama-2-7b --gpus 8 --tokens 0
 bad 2 "train needs --gpus N or a deadline" train --model llama-2-7b
 bad 2 "no model" memory --gpu h100-sxm
 bad 2 "quantisation 'q9' is not known" memory --model llama-2-7b --mode infer --quant q9
 bad 1 "no layout of 7 devices" train --model llama-2-7b --gpus 7 --tp 2
 bad 1 "does not fit on 1 x" train --model llama-3.1-405b --gpus 1
 bad 1 "devices are more than" train --params 1B --gpus 1000000
-bad 1 "no count of" train --model llama-3.1-405b --gpu h100-sxm --days 0.00001
+bad 1 "no count of" train --model llama-3.1-405b --gpu h100-sxm --days 0.05
 bad 1 "no interconnect between the devices" train --model llama-3.1-8b --gpu apple-m3-max --gpus 2 --tokens 1B
 bad 1 "no interconnect between the devices" search --model llama-3.1-8b --gpu apple-m3-max --gpus 2
 bad 1 "does not fit on any number" memory --params 405B --gpu l4 --min-gpus --tp 1 --pp 1 --zero 0

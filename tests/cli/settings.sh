@@ -29,7 +29,7 @@ bad 2 "give --rate or --users, not both" infer --model llama-3.1-8b --rate 1 --u
 bad 2 "--staff '1e308' must be from \$0 to \$1B" train --model llama-3.1-8b --gpus 8 --staff 1e308
 bad 2 "--reserve '1e308' must be from 0 to 1TiB" train --model llama-3.1-8b --gpus 8 --reserve 1e308
 bad 2 "--years '1e-308' must be from 0.1 to 30 years" power --gpus 8 --years 1e-308
-bad 2 "--tokens '1e308' must be more than 0 and at most 100P" train --model llama-3.1-8b --gpus 8 --tokens 1e308
+bad 2 "--tokens '1e308' must be from 1 to 100P" train --model llama-3.1-8b --gpus 8 --tokens 1e308
 bad 2 "--site 'a\x0ab' must be an id or path" train --model llama-3.1-8b --gpus 8 --site "$(printf 'a\nb')"
 run train --model llama-3.1-8b --gpus 8 --site "$(head -c 100000 /dev/zero | tr '\0' x)"
 expect_rc 2; expect_one_line_err

@@ -61,6 +61,8 @@ ParamCounts count_params(const ModelArch& m);
 // 8 KV heads, SwiGLU with ffn = 8/3 x width rounded up to 256, vocabulary 128,256,
 // untied embeddings; the layer count is then adjusted so the total is closest to params.
 ModelArch synthesize_dense(double params);
+// The parameter counts it synthesises, 10M to 100T: the --params setting's range too.
+constexpr double min_synth_params = 1e7, max_synth_params = 1e14;
 
 // Validates the shape (heads divide hidden when head_dim is implicit, and so on);
 // throws Error(usage) naming the offending field.

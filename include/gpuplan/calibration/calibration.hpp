@@ -44,6 +44,8 @@ struct CurveFit {
   int points = 0;
   std::string fallback;  // why the default shape was used instead of the fit; empty when fitted
 };
+// A measured rate above the catalog's figure for it by more than this is bad data (exit 65).
+constexpr double max_measured_over_catalog = 1.25;
 // What a calibration file may hold: max in (0, max_gemm_curve_max], half in [0, max_gemm_half].
 constexpr double max_gemm_curve_max = 1.5, max_gemm_half = 1e6;
 bool acceptable_curve(double max, double half);

@@ -64,6 +64,10 @@ private:
   std::map<std::string, std::map<std::string, Record>, std::less<>> kinds_;
 };
 
+// The *.toml files of a catalog directory (any case), sorted; Error(no_input) when it cannot be
+// read or one of them is not a regular file.
+std::vector<std::string> catalog_files(const std::string& dir);
+
 // The override chain in order, with whether each exists: for `catalog paths`.
 struct CatalogPath {
   std::string origin;  // "built-in", "XDG_DATA_DIRS", ...
