@@ -381,8 +381,13 @@ int cli_main(int argc, char** argv) {
     action = [&] {
       const Catalog cat = load_catalog(g);
       if (!probe_compare.empty()) {
-        print(run_probe_compare(cat, probe_compare), g);
-        return 0;
+        if (probe_out.empty()) return print(run_probe_compare(cat, probe_compare), g);
+        check_output(probe_out, probe_force);
+        const Document doc = run_probe_compare(cat, probe_compare);
+        check_finite(doc.data);
+        for (const auto& w : doc.warnings) std::cerr << "gpuplan: warning: " << shown(w, 2000) << "\n";
+        write_file_atomic(probe_out, render(doc, parse_format(g.format)), probe_force);
+        return doc.exit_code;
       }
       if (!probe_out.empty()) check_output(probe_out, probe_force);  // before measuring for a minute
       std::vector<std::string> warnings;

@@ -53,7 +53,13 @@ std::string read_file_capped(const std::string& path, const std::string& what, s
   return text;
 }
 
+namespace {
+// "-" and /dev/stdout name standard output: written there, never renamed over.
+bool is_stdout(const std::string& path) { return path == "-" || path == "/dev/stdout"; }
+}  // namespace
+
 void check_output(const std::string& path, bool force) {
+  if (is_stdout(path)) return;
   struct stat st {};
   // lstat: a symbolic link (dangling or not) is the thing at the path, never followed.
   if (::lstat(path.c_str(), &st) != 0) return;
@@ -74,7 +80,7 @@ namespace {
 // A fixed buffer: the handler may only call async-signal-safe functions (unlink, signal, raise).
 char pending_temp[4096];
 volatile std::sig_atomic_t have_pending = 0;
-constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
 
 extern "C" void remove_pending_and_die(int sig) {
   if (have_pending) ::unlink(pending_temp);
@@ -105,6 +111,7 @@ private:
 
 void write_file_atomic(const std::string& path, const std::string& content, bool force) {
   namespace fs = std::filesystem;
+  if (is_stdout(path)) return write_stdout(content);
   check_output(path, force);
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -148,7 +155,27 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
   int err = errno;
   if (::close(fd) != 0 && ok) ok = false, err = errno;
   if (!ok) give_up(err, true);
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) give_up(errno, true);
+  if (force) {
+    if (std::rename(tmpl.c_str(), path.c_str()) != 0) give_up(errno, true);
+  } else {
+    // Without --force the name is taken only if it is still free: of two runs racing to one
+    // path, exactly one succeeds (renameat2 with RENAME_NOREPLACE; where the file system lacks
+    // it, link, which fails on an existing name, then unlink).
+    int moved = ::renameat2(AT_FDCWD, tmpl.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+    if (moved != 0 && (errno == EINVAL || errno == ENOSYS)) {
+      moved = ::link(tmpl.c_str(), path.c_str());
+      if (moved == 0) ::unlink(tmpl.c_str());
+    }
+    if (moved != 0) {
+      const int e = errno;
+      ::unlink(tmpl.c_str());
+      have_pending = 0;
+      if (e == EEXIST)
+        fail(Exit::cant_create, fmt::format("'{}' exists (written meanwhile by another process); use --force to replace it",
+                                            shown(path)));
+      give_up(e, false);
+    }
+  }
   have_pending = 0;
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (dfd >= 0) {

@@ -114,4 +114,20 @@ run settings --format csv
 expect_rc 0; grep -q '^params,.*from 10M to 100T' "$TMP/out" || fail "settings lists another --params range"
 bad 2 "--params '5M' must be from 10M to 100T" memory --params 5M
 
+# 8. -o without --force never loses a file: of ten runs racing to one path exactly one succeeds;
+# a file-size limit (SIGXFSZ) leaves no temporary file behind.
+printf '[[scenario]]\nname = "a"\nparams = "1B"\ngpus = 8\n' >"$TMP/one.toml"
+for i in 1 2 3 4 5 6 7 8 9 10; do ("$GPUPLAN" plan "$TMP/one.toml" -o "$TMP/race.md" 2>/dev/null && echo ok >>"$TMP/race.log") & done
+wait
+[ "$(grep -c ok "$TMP/race.log")" -eq 1 ] || fail "$(grep -c ok "$TMP/race.log") of 10 racing runs wrote race.md, expected 1"
+(ulimit -f 1; "$GPUPLAN" plan "$TMP/one.toml" --format html -o "$TMP/big.html") >/dev/null 2>&1
+ls -a "$TMP" | grep -q '^\.big\.html\.' && fail "a file-size limit left a temporary file behind"
+# 9. -o - and -o /dev/stdout are standard output; probe --compare honours -o.
+run plan "$TMP/one.toml" -o - --format json
+expect_rc 0; expect_out '"schema_version": 1'
+run plan "$TMP/one.toml" -o /dev/stdout --format json
+expect_rc 0; expect_out '"schema_version": 1'
+run probe --compare "$SRC/tests/fuzz/seeds/calibration/h100-gemm.toml" -o "$TMP/compare.txt"
+expect_rc 0; expect_no_out; [ -s "$TMP/compare.txt" ] || fail "probe --compare ignored -o"
+
 finish
