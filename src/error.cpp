@@ -55,7 +55,14 @@ std::vector<std::string> id_tokens(const std::string& id) {
 }
 }  // namespace
 
+namespace {
+// Ids, keys and flags are short: a word longer than this has no near spelling worth a search
+// (a 4 MB unknown key spent 7 s in edit distances).
+constexpr std::size_t max_suggestible = 256;
+}  // namespace
+
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.size() > max_suggestible) return {};
   // Ids are made of tokens (family, version, size): the candidate sharing the most of the
   // word's tokens, when it shares all but one and at least two ("llama-3-8b" -> llama-3.1-8b,
   // not the closer spelling llama-2-7b). Ties go to the nearer spelling.
@@ -100,6 +107,7 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
 }
 
 std::string suggest_ids(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.size() > max_suggestible) return {};
   // A prefix of several ids names them ("a100" -> a100-40gb, a100-80gb, ...: not a10); a slip
   // of one letter has one answer ("h100-smx" -> h100-sxm).
   if (word.size() >= 3) {

@@ -10,9 +10,11 @@ std::string absolute_env(const char* name) {
   return v && *v == '/' ? std::string(v) : std::string();
 }
 
+// A relative $HOME names no place (the XDG Base Directory specification's paths are absolute):
+// it is ignored, as a relative XDG variable is.
 std::string under_home(const char* rest) {
-  const char* home = std::getenv("HOME");
-  return home && *home ? std::string(home) + rest : std::string();
+  const std::string home = absolute_env("HOME");
+  return home.empty() ? std::string() : home + rest;
 }
 
 }  // namespace

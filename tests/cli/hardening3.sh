@@ -130,4 +130,13 @@ expect_rc 0; expect_out '"schema_version": 1'
 run probe --compare "$SRC/tests/fuzz/seeds/calibration/h100-gemm.toml" -o "$TMP/compare.txt"
 expect_rc 0; expect_no_out; [ -s "$TMP/compare.txt" ] || fail "probe --compare ignored -o"
 
+# 13. A relative $HOME is ignored (XDG paths are absolute); an unknown 4 MB key gets no
+# did-you-mean search (it spent 7 s) and one capped line.
+HOME=relative "$GPUPLAN" catalog paths --format csv >"$TMP/out" 2>"$TMP/err"
+grep -q 'relative/' "$TMP/out" && fail "a relative HOME was used: $(cat "$TMP/out")"
+{ printf '[models."llama-3.1-8b"]\n'; head -c 4000000 /dev/zero | tr '\0' k; printf ' = 1\n'; } >"$TMP/bigkey.toml"
+timeout 10 "$GPUPLAN" catalog check "$TMP/bigkey.toml" >"$TMP/out" 2>"$TMP/err"
+rc=$?; err=$(cat "$TMP/err")
+expect_rc 65; expect_err "unknown key"; [ "$(wc -c <"$TMP/err")" -lt 4000 ] || fail "the unknown key's message is not capped"
+
 finish
