@@ -306,7 +306,7 @@ int cli_main(int argc, char** argv) {
     action = [&] {
       bool ok = true;
       Document doc = run_catalog_check(check_files, ok);
-      for (const auto& l : doc.lines) std::cerr << l << "\n";
+      for (const auto& l : doc.lines) std::cerr << shown(l, 2000) << "\n";
       doc.lines.clear();
       print(doc, g);
       return ok ? 0 : static_cast<int>(Exit::data);

@@ -245,7 +245,7 @@ bool Catalog::merge_text(std::string_view text, const std::string& path, std::ve
         if (!fs) {
           std::string hint = suggest(fname, field_names(*spec));
           diags.push_back({where(fkey.source(), path),
-                           fmt::format("unknown key '{}' in {} '{}'{}", fname, spec->singular, id,
+                           fmt::format("unknown key '{}' in {} '{}'{}", shown(fname, 80), spec->singular, id,
                                        hint.empty() ? "" : "; did you mean '" + hint + "'?")});
           ok = false;
           continue;
