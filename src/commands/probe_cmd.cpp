@@ -1,6 +1,13 @@
 // `gpuplan probe`: measure this machine (the CUDA probe executable when a GPU is there, the
 // built-in CPU probe otherwise), write a calibration file, or compare one with the catalog.
 #include <array>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -23,10 +30,12 @@ namespace {
 
 constexpr const char* cuda_probe_name = "gpuplan-probe-cuda";
 
-// The CUDA probe next to this executable, else on PATH; empty when neither exists.
+// The CUDA probe $GPUPLAN_PROBE_CUDA names, else the one next to this executable, else on PATH;
+// empty when none exists.
 std::string find_cuda_probe() {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (const char* named = std::getenv("GPUPLAN_PROBE_CUDA"); named && *named) return named;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path beside = self.parent_path() / cuda_probe_name;
@@ -41,33 +50,81 @@ std::string find_cuda_probe() {
   return {};
 }
 
-std::string quote_arg(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 struct ChildResult {
   int status = -1;
   std::string out, err;
 };
+
+// What the CUDA probe may write (its calibration file is a few KiB) and how long it may run
+// (a full run takes minutes; GPUPLAN_PROBE_TIMEOUT, in seconds, overrides it).
+constexpr std::size_t max_probe_output = 1 << 20, max_probe_messages = 64 << 10;
+double probe_timeout_s(bool quick) {
+  if (const char* v = std::getenv("GPUPLAN_PROBE_TIMEOUT")) {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && *end == '\0' && s > 0 && s <= 86400) return s;
+  }
+  return quick ? 300 : 1800;
+}
+
+// Runs the probe with its standard output and error on pipes (no temporary file to leave
+// behind), reading both until it ends; a probe that writes too much or runs too long is killed
+// and is an error. The child dies with this process (PR_SET_PDEATHSIG).
 ChildResult run_child(const std::string& exe, bool quick) {
-  char err_path[] = "/tmp/gpuplan-probe-XXXXXX";
-  const int fd = mkstemp(err_path);
-  if (fd < 0) fail(Exit::software, "cannot create a temporary file for the probe's messages");
-  ::close(fd);
-  const std::string cmd = quote_arg(exe) + (quick ? " --quick" : "") + " 2>" + quote_arg(err_path);
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) fail(Exit::software, fmt::format("cannot run {}: {}", exe, std::strerror(errno)));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]), ::close(out[1]);
+    fail(Exit::software, fmt::format("cannot run {}: {}", exe, std::strerror(errno)));
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) fail(Exit::software, fmt::format("cannot run {}: {}", exe, std::strerror(errno)));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(err[1], STDERR_FILENO);
+    if (quick) ::execl(exe.c_str(), exe.c_str(), "--quick", static_cast<char*>(nullptr));
+    else ::execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]), ::close(err[1]);
   ChildResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) fail(Exit::software, fmt::format("cannot run {}", exe));
+  std::string stopped;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(probe_timeout_s(quick));
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  int open = 2;
   std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
+  while (open > 0 && stopped.empty()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      stopped = fmt::format("did not finish in {:.0f} s", probe_timeout_s(quick));
+      break;
+    }
+    if (::poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000))) < 0 && errno != EINTR) break;
+    for (int k = 0; k < 2; ++k) {
+      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = ::read(fds[k].fd, buf.data(), buf.size());
+      if (n <= 0) {
+        ::close(fds[k].fd);
+        fds[k].fd = -1, --open;
+        continue;
+      }
+      std::string& into = k == 0 ? r.out : r.err;
+      into.append(buf.data(), static_cast<std::size_t>(n));
+      if (into.size() > (k == 0 ? max_probe_output : max_probe_messages))
+        stopped = fmt::format("wrote more than {} KiB to its {}", (k == 0 ? max_probe_output : max_probe_messages) >> 10,
+                              k == 0 ? "output" : "messages");
+    }
+  }
+  for (auto& f : fds)
+    if (f.fd >= 0) ::close(f.fd);
+  if (!stopped.empty()) ::kill(pid, SIGKILL);
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (!stopped.empty()) fail(Exit::software, fmt::format("the CUDA probe {} {}; it was stopped", exe, stopped));
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream in(err_path);
-  std::getline(in, r.err, '\0');
-  ::unlink(err_path);
+  if (r.err.size() > 2000) r.err.resize(2000);
   while (!r.err.empty() && (r.err.back() == '\n' || r.err.back() == '\r')) r.err.pop_back();
   return r;
 }

@@ -139,4 +139,17 @@ timeout 10 "$GPUPLAN" catalog check "$TMP/bigkey.toml" >"$TMP/out" 2>"$TMP/err"
 rc=$?; err=$(cat "$TMP/err")
 expect_rc 65; expect_err "unknown key"; [ "$(wc -c <"$TMP/err")" -lt 4000 ] || fail "the unknown key's message is not capped"
 
+# 12. The CUDA probe helper is bounded: one that streams without end is stopped at 1 MiB, one that
+# hangs at the time limit, and neither leaves a temporary file.
+printf '#!/bin/sh\nexec yes\n' >"$TMP/stream-probe" && chmod +x "$TMP/stream-probe"
+printf '#!/bin/sh\nexec sleep 60\n' >"$TMP/hang-probe" && chmod +x "$TMP/hang-probe"
+before=$(ls /tmp | grep -c '^gpuplan-probe-')
+GPUPLAN_PROBE_CUDA="$TMP/stream-probe" timeout 20 "$GPUPLAN" probe --device cuda --quick >"$TMP/out" 2>"$TMP/err"
+rc=$?; err=$(cat "$TMP/err")
+expect_rc 70; expect_err "wrote more than 1024 KiB"; expect_one_line_err
+GPUPLAN_PROBE_TIMEOUT=1 GPUPLAN_PROBE_CUDA="$TMP/hang-probe" timeout 20 "$GPUPLAN" probe --device cuda --quick >"$TMP/out" 2>"$TMP/err"
+rc=$?; err=$(cat "$TMP/err")
+expect_rc 70; expect_err "did not finish in 1 s"; expect_one_line_err
+[ "$(ls /tmp | grep -c '^gpuplan-probe-')" -eq "$before" ] || fail "the probe left a temporary file in /tmp"
+
 finish
