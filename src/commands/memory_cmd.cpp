@@ -36,7 +36,11 @@ void add_breakdown(Document& doc, const MemoryBreakdown& mb, double capacity, do
                bar(v, total)});
   }
   t.add_row({"total", format_exact(std::round(total)), format_iec(total), "", ""});
-  t.add_row({"capacity", format_exact(capacity), format_iec(capacity), format_sig(100 * total / capacity) + "% used", ""});
+  // Beyond ten times the capacity a percentage reads as noise ("8846606360% used"): say how
+  // many times the capacity it is.
+  const double used = total / capacity;
+  t.add_row({"capacity", format_exact(capacity), format_iec(capacity),
+             used > 10 ? format_sig(used) + "x the capacity" : format_sig(100 * used) + "% used", ""});
   if (mb.host.value() > 0)
     t.add_row({"host (offloaded)", format_exact(std::round(mb.host.value())), format_iec(mb.host.value()),
                format_sig(100 * mb.host.value() / host_capacity) + "% of " + format_iec(host_capacity), ""});

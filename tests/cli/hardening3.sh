@@ -152,4 +152,8 @@ rc=$?; err=$(cat "$TMP/err")
 expect_rc 70; expect_err "did not finish in 1 s"; expect_one_line_err
 [ "$(ls /tmp | grep -c '^gpuplan-probe-')" -eq "$before" ] || fail "the probe left a temporary file in /tmp"
 
+# 13. Memory far beyond the capacity says how many times, not a ten-digit percentage, and exits 1.
+run memory --params 100T --gpu rtx-4070-laptop --tp 1 --pp 1 --dp 1
+expect_rc 1; expect_out "x the capacity"; grep -q '[0-9]\{6,\}% used' "$TMP/out" && fail "a ten-digit percentage"
+
 finish
