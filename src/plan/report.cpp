@@ -425,7 +425,9 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
     if (auto v = number_at(s, "power.racks")) racks.push_back({text(s, "name"), *v});
   }
   h += bars("Cost: " + cost_label, cost, show_usd);
-  h += bars("Time: " + time_label, time, [](double v) { return format_sig(v, 3); });
+  // In the tables' units: TPOT as a duration (58.1 ms, not 0.0581), wall clock in days.
+  const bool per_token = time_label.rfind("time per output token", 0) == 0;
+  h += bars("Time: " + time_label.substr(0, time_label.find(" (")), time, per_token ? show_s : show_days);
   h += memory_breakdown(scen);
   h += bars("Facility power, peak", mw, show_mw);
   h += bars("Racks", racks, show_int);
