@@ -313,6 +313,12 @@ int cli_main(int argc, char** argv) {
     };
   });
 
+  std::string import_path;
+  auto* import = catalog->add_subcommand(
+      "import", "Print the catalog record a config.json (or a directory holding one), a .gguf file or a .toml record gives");
+  import->add_option("path", import_path, "config.json, a model directory, a .gguf file or a catalog .toml file")->required();
+  import->callback([&] { action = [&] { write_stdout(run_catalog_import(import_path)); return 0; }; });
+
   auto* paths = catalog->add_subcommand("paths", "Where catalogs are read from, lowest priority first");
   add_globals(paths);
   paths->callback([&] { action = [&] { print(run_catalog_paths(g.catalogs), g); return 0; }; });

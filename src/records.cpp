@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuplan/catalog/import.hpp"
 #include "gpuplan/error.hpp"
 
 namespace gpuplan {
@@ -62,6 +63,11 @@ Device resolve_device(const Catalog& c, const std::string& id) {
   return d;
 }
 
+ModelArch model_named(const Catalog& c, const std::string& id_or_path) {
+  if (!c.find("models", id_or_path) && names_a_file(id_or_path)) return model_from_record(import_model(id_or_path));
+  return model_from_record(c.get("models", id_or_path));
+}
+
 ModelArch model_from_record(const Record& r) {
   ModelArch m;
   m.id = r.id;
@@ -97,6 +103,7 @@ ModelArch model_from_record(const Record& r) {
   if (m.mla()) m.head_dim = m.qk_nope_dim + m.qk_rope_dim;
   m.native_quant = r.text("native_quant");
   m.native_quant_experts = r.text("native_quant_scope") == "experts";
+  m.native_bpw = r.number("native_bits_per_weight");
   m.stated_total = r.number("params_total");
   m.stated_active = r.number("params_active", m.stated_total);
   return m;

@@ -77,7 +77,7 @@ Device resolve_scenario_device(const Scenario& s, const Catalog& catalog) {
 Job resolve(const Scenario& s, const Catalog& catalog) {
   Job j;
   if (!s.model.empty()) {
-    j.model = model_from_record(catalog.get("models", s.model));
+    j.model = model_named(catalog, s.model);
   } else if (s.params > 0) {
     j.model = synthesize_dense(s.params);
     j.assumptions.push_back(fmt::format(

@@ -84,7 +84,9 @@ void apply_framework(Scenario& s, const std::string& name) {
 // clang-format off
 const std::array table{
     // The model.
-    text("model", model_cmds, "none", "Model id from the catalog (gpuplan catalog list models)",
+    text("model", model_cmds, "none",
+         "Model id from the catalog (gpuplan catalog list models), or a file: a Hugging Face config.json or the "
+         "directory holding it, a .gguf file (its header), a catalog .toml record",
          [](Scenario& s, V v) { s.model = v.text; }),
     number("params", Q::count, 0, {}, min_synth_params, max_synth_params, false, model_cmds, "none",
            "Parameter count (e.g. 70B): synthesises a Llama-like dense model",

@@ -23,6 +23,8 @@ Document run_catalog_show(const Catalog& catalog, const CatalogShowOptions& opts
 // Validates files on top of the built-in catalog; returns the report and sets ok.
 Document run_catalog_check(const std::vector<std::string>& files, bool& ok);
 Document run_catalog_paths(const std::vector<std::string>& extra);
+// The catalog record (TOML) a model file gives, checked as a catalog file's would be.
+std::string run_catalog_import(const std::string& path);
 
 }  // namespace gpuplan
 

@@ -75,7 +75,8 @@ constexpr Quant quants[] = {
     {"q3_k_m", 3.91, true, false},  {"iq3_m", 3.66, true, false},   {"iq3_s", 3.44, true, false},
     {"iq3_xs", 3.3, true, false},   {"q2_k", 3.16, true, false},    {"iq3_xxs", 3.06, true, false},
     {"iq2_m", 2.7, true, false},    {"iq2_s", 2.5, true, false},    {"iq2_xs", 2.31, true, false},
-    {"iq2_xxs", 2.06, true, false}, {"iq1_m", 1.75, true, false},   {"iq1_s", 1.56, true, false}};
+    {"iq2_xxs", 2.06, true, false}, {"iq1_m", 1.75, true, false},   {"iq1_s", 1.56, true, false},
+    {"gguf", 0, true, false}};  // a GGUF file's own mix: its bits come from its header
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -114,6 +115,12 @@ void set_quant(InferSettings& s, const std::string& quant, const ModelArch& m, c
   s.quant = q.name;
   s.bpw = q.bpw;
   s.expert_bpw = 0;
+  // The model's own format at its exact bits (a GGUF file's tensors' bytes over their parameters).
+  if (s.quant == m.native_quant && m.native_bpw > 0) s.bpw = m.native_bpw;
+  if (s.bpw <= 0)
+    fail(Exit::usage, fmt::format("--quant {}: a GGUF file's own mix has the bits its header gives; --model a .gguf file "
+                                  "for it, or name a format",
+                                  s.quant));
   // A model whose record names a native format for its experts alone (gpt-oss: MXFP4 experts,
   // bf16 attention and router) ships that mix when asked for that format.
   if (!m.native_quant.empty() && m.native_quant_experts && s.quant == m.native_quant && m.moe()) {

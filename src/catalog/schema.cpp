@@ -142,10 +142,14 @@ constexpr std::array model_fields{
     F{"qk_rope_dim", T::integer, Q::count, false, 1, 1024, {}, "MLA: rotary part of each head"},
     F{"qk_nope_dim", T::integer, Q::count, false, 1, 1024, {}, "MLA: non-rotary part of each head"},
     F{"v_head_dim", T::integer, Q::count, false, 1, 1024, {}, "MLA: value head width"},
-    F{"params_total", T::number, Q::count, true, 1e6, 1e14, {}, "parameters as stated by the source"},
+    F{"params_total", T::number, Q::count, false, 1e6, 1e14, {}, "parameters as stated by the source (an imported config without its index: counted from the shape)"},
     F{"params_active", T::number, Q::count, false, 1e6, 1e14, {}, "active parameters per token (MoE)"},
-    F{"native_quant", T::choice, Q::real, false, 0, 0, "bf16|fp8|mxfp4|nvfp4",
-      "the format the published weights ship in (the default --quant; bf16 when absent)"},
+    F{"native_quant", T::choice, Q::real, false, 0, 0,
+      "bf16|fp16|fp32|fp8|mxfp4|nvfp4|q8_0|q6_k|q5_k_m|q5_0|q5_1|q4_k_m|q4_0|q4_1|q3_k_m|q2_k|iq4_xs|iq4_nl|iq3_m|iq3_s|"
+      "iq3_xxs|iq2_m|iq2_xxs|iq1_m|iq1_s|gguf",
+      "the format the published weights ship in (the default --quant; bf16 when absent; gguf: a GGUF file's own mix)"},
+    F{"native_bits_per_weight", T::number, Q::real, false, 1, 32, {},
+      "the weights' exact bits per parameter in that format (a GGUF file's tensors' bytes over their parameters)"},
     F{"native_quant_scope", T::choice, Q::real, false, 0, 0, "all|experts",
       "which weights are in the native format: all, or the routed experts alone (the rest bf16)"},
 };

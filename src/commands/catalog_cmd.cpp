@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "gpuplan/catalog/import.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
@@ -184,6 +185,11 @@ Document run_catalog_check(const std::vector<std::string>& files, bool& ok) {
   doc.tables.push_back(t);
   for (const auto& d : diags) doc.lines.push_back(d.text());
   return doc;
+}
+
+std::string run_catalog_import(const std::string& path) {
+  import_model(path);  // checked as a catalog file: an invalid record is exit 65 before anything is printed
+  return "# A record for catalogs/models.toml or your own catalog file (gpuplan-catalog(5)).\n" + import_model_toml(path);
 }
 
 Document run_catalog_paths(const std::vector<std::string>& extra) {

@@ -113,7 +113,7 @@ ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, cons
   q.ep = s.layout.ep.value_or(0);
   q.dp_attention = s.dp_attention;
   q.length_low = s.length_low;
-  if (!s.draft.empty()) q.draft = model_from_record(catalog.get("models", s.draft));
+  if (!s.draft.empty()) q.draft = model_named(catalog, s.draft);
   q.scenario = s.serving_scenario;
   q.ttft_s = s.ttft_s;
   q.tpot_s = s.tpot_s;

@@ -28,6 +28,7 @@ struct ModelArch {
   // empty: bf16. With native_quant_experts, only the routed experts are in it.
   std::string native_quant;
   bool native_quant_experts = false;
+  double native_bpw = 0;  // the exact bits per parameter of that format (a GGUF file's); 0: the format's own
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora_rank > 0; }

@@ -1,0 +1,255 @@
+// Which importer a --model path takes, the GGUF header's fields, and the record they make: TOML
+// that the catalog loader checks like any catalog file.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+
+#include "gpuplan/catalog/import.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/output.hpp"
+#include "import_common.hpp"
+
+namespace gpuplan {
+
+namespace fs = std::filesystem;
+
+void ImportedFields::set(const std::string& key, double v) {
+  set_text(key, "");
+  fields.back().second = v == std::floor(v) && std::fabs(v) < 9e15 ? fmt::format("{}", static_cast<long long>(v))
+                                                                    : fmt::format("{}", v);
+}
+
+void ImportedFields::set_text(const std::string& key, const std::string& v) {
+  std::string quoted = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) quoted += c;
+  }
+  quoted += '"';
+  const auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& p) { return p.first == key; });
+  if (it != fields.end()) fields.erase(it);
+  fields.emplace_back(key, quoted);
+}
+
+void ImportedFields::set_flag(const std::string& key, bool v) {
+  set_text(key, "");
+  fields.back().second = v ? "true" : "false";
+}
+
+bool ImportedFields::has(const std::string& key) const {
+  return std::any_of(fields.begin(), fields.end(), [&](const auto& p) { return p.first == key; });
+}
+
+void import_error(const std::string& path, const std::string& key, const std::string& message) {
+  fail(Exit::data, fmt::format("{}: error: {} {}", shown(path), shown(key), message));
+}
+
+bool names_a_file(const std::string& model) {
+  const auto ends = [&](std::string_view s) { return model.size() >= s.size() && model.compare(model.size() - s.size(), s.size(), s) == 0; };
+  return model.find('/') != std::string::npos || ends(".json") || ends(".gguf") || ends(".toml");
+}
+
+namespace {
+// A config.json is a few KiB; 1 MiB bounds a hostile one (a 2 GB "config").
+constexpr std::size_t max_config_bytes = 1 << 20;
+// A GGUF header (with a 150,000-token vocabulary and its merges) is a few MiB; the tensors follow.
+constexpr std::size_t max_gguf_header = 64u << 20;
+
+std::string read_prefix(const std::string& path, std::size_t max) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(Exit::no_input, fmt::format("cannot read model '{}': {}", shown(path), std::strerror(errno)));
+  std::string bytes(max, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(max));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  return bytes;
+}
+
+// An id for the record from the file's name: lower case, letters, digits, '-' and '.'.
+std::string id_from(const fs::path& p) {
+  std::string name = p.filename() == "config.json" || fs::is_directory(p) ? p.parent_path().filename().string() : p.stem().string();
+  if (fs::is_directory(p)) name = p.filename().string();
+  std::string id;
+  for (char c : name) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    id += (std::isalnum(static_cast<unsigned char>(l)) || l == '.') ? l : '-';
+  }
+  while (!id.empty() && (id.front() == '-' || id.front() == '.')) id.erase(0, 1);
+  if (id.size() > 64) id.resize(64);
+  return id.empty() ? "imported" : id;
+}
+
+// The GGUF file type's name (llama.cpp's llama_ftype), as --quant spells it; "gguf" for a mix
+// without a name here. The weight bytes come from the tensors whatever the name.
+std::string ftype_name(double t) {
+  switch (static_cast<int>(t)) {
+    case 0: return "fp32";
+    case 1: return "fp16";
+    case 2: return "q4_0";
+    case 3: return "q4_1";
+    case 7: return "q8_0";
+    case 8: return "q5_0";
+    case 9: return "q5_1";
+    case 10: return "q2_k";
+    case 12: return "q3_k_m";
+    case 15: return "q4_k_m";
+    case 17: return "q5_k_m";
+    case 18: return "q6_k";
+    case 19: return "iq2_xxs";
+    case 23: return "iq3_xxs";
+    case 24: return "iq1_s";
+    case 25: return "iq4_nl";
+    case 26: return "iq3_s";
+    case 27: return "iq3_m";
+    case 29: return "iq2_m";
+    case 30: return "iq4_xs";
+    case 31: return "iq1_m";
+    case 32: return "bf16";
+    default: return "gguf";
+  }
+}
+
+ImportedFields import_gguf(const std::string& path) {
+  const GgufHeader h = parse_gguf(read_prefix(path, max_gguf_header), path);
+  ImportedFields f;
+  const auto text = [&](const std::string& k) { const GgufValue* v = h.find(k); return v && v->kind == GgufValue::Kind::text ? v->text : std::string(); };
+  const auto number = [&](const std::string& k) -> std::optional<double> {
+    const GgufValue* v = h.find(k);
+    if (!v) return std::nullopt;
+    if (v->kind == GgufValue::Kind::array || v->kind == GgufValue::Kind::text || !(v->number >= 0))
+      import_error(path, k, "is not a count of zero or more");
+    return v->number;
+  };
+  const std::string arch = text("general.architecture");
+  if (arch.empty()) import_error(path, "general.architecture", "is missing");
+  const auto need = [&](const std::string& k) {
+    const auto v = number(arch + "." + k);
+    if (!v || *v <= 0) import_error(path, arch + "." + k, "is missing (or zero); the model's shape needs it");
+    return *v;
+  };
+  f.family = arch;
+  const double layers = need("block_count"), hidden = need("embedding_length"), heads = need("attention.head_count");
+  f.set("layers", layers);
+  f.set("hidden", hidden);
+  f.set("heads", heads);
+  f.set("kv_heads", number(arch + ".attention.head_count_kv").value_or(heads));
+  if (auto k = number(arch + ".attention.key_length"); k && *k > 0 && *k * heads != hidden && !number(arch + ".attention.kv_lora_rank"))
+    f.set("head_dim", *k);
+  f.set("ffn", need("feed_forward_length"));
+  f.set("max_context", number(arch + ".context_length").value_or(4096));
+  // The vocabulary: the tokenizer's token list, else the token embedding's rows.
+  double vocab = 0;
+  if (const GgufValue* t = h.find("tokenizer.ggml.tokens"); t && t->kind == GgufValue::Kind::array) vocab = static_cast<double>(t->length);
+  bool output = false;
+  for (const auto& t : h.tensors) {
+    if (t.name == "token_embd.weight" && vocab <= 0 && t.dims.size() == 2) vocab = static_cast<double>(t.dims[1]);
+    output |= t.name == "output.weight";
+  }
+  if (vocab <= 0) import_error(path, "tokenizer.ggml.tokens", "is missing, and no token_embd.weight gives the vocabulary");
+  f.set("vocab", vocab);
+  const bool plain = arch == "gpt2" || arch == "bloom" || arch == "falcon" || arch == "starcoder" || arch == "gptneox" || arch == "phi2";
+  f.set_text("activation", plain ? "gelu" : arch.rfind("gemma", 0) == 0 ? "geglu" : "swiglu");
+  f.set_text("norm", h.find(arch + ".attention.layer_norm_rms_epsilon") ? "rmsnorm" : "layernorm");
+  f.set_flag("tied_embeddings", !output);
+  if (auto e = number(arch + ".expert_count"); e && *e > 1) {
+    f.set("experts", *e);
+    f.set("active_experts", need("expert_used_count"));
+    if (auto w = number(arch + ".expert_feed_forward_length"); w && *w > 0) f.set("expert_ffn", *w);
+    if (auto s = number(arch + ".expert_shared_count"); s && *s > 0) f.set("shared_experts", *s);
+    if (auto d = number(arch + ".leading_dense_block_count"); d && *d > 0) f.set("dense_layers", *d);
+  }
+  if (auto r = number(arch + ".attention.kv_lora_rank"); r && *r > 0) {
+    f.set("kv_lora_rank", *r);
+    if (auto q = number(arch + ".attention.q_lora_rank"); q && *q > 0) f.set("q_lora_rank", *q);
+    const double rope = need("rope.dimension_count");
+    f.set("qk_rope_dim", rope);
+    f.set("qk_nope_dim", need("attention.key_length") - rope);
+    f.set("v_head_dim", need("attention.value_length"));
+  }
+  if (auto w = number(arch + ".attention.sliding_window"); w && *w > 0) {
+    f.set("sliding_window", *w);
+    f.set("sliding_layers", arch == "gemma2" ? std::floor(layers / 2) : layers);
+  }
+  // The file's own weights: their exact count and bytes, from the tensors' types and shapes.
+  const double elements = h.weight_elements(), bytes = h.weight_bytes();
+  if (!(elements > 0)) import_error(path, "tensors", "hold no weights (a GGUF model lists its tensors in its header)");
+  f.set("params_total", elements);
+  f.set_text("native_quant", ftype_name(number("general.file_type").value_or(-1)));
+  f.set("native_bits_per_weight", 8 * bytes / elements);
+  return f;
+}
+
+std::string toml_of(const ImportedFields& f, const std::string& id, const std::string& name, const std::string& source) {
+  std::string out = fmt::format("[models.\"{}\"]\n", id);
+  ImportedFields head;
+  head.set_text("name", name);
+  head.set_text("family", f.family);
+  for (const auto& [k, v] : head.fields) out += k + " = " + v + "\n";
+  for (const auto& [k, v] : f.fields) out += k + " = " + v + "\n";
+  ImportedFields tail;
+  tail.set_text("source", source);
+  return out + "source = " + tail.fields[0].second + "\n";
+}
+}  // namespace
+
+std::string import_model_toml(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) {
+    const fs::path config = p / "config.json";
+    if (!fs::exists(config, ec))
+      fail(Exit::no_input, fmt::format("cannot read model '{}': a model directory holds a config.json; this one has none", shown(path)));
+    std::optional<double> index_bytes;
+    if (fs::exists(p / "model.safetensors.index.json", ec)) {
+      // Only its metadata is read: {"metadata": {"total_size": BYTES}, "weight_map": {...}}.
+      const std::string idx = read_file_capped((p / "model.safetensors.index.json").string(), "safetensors index", 16u << 20);
+      const auto at = idx.find("\"total_size\"");
+      if (at != std::string::npos) {
+        const auto colon = idx.find(':', at);
+        if (colon != std::string::npos) {
+          char* end = nullptr;
+          const double v = std::strtod(idx.c_str() + colon + 1, &end);
+          if (end != idx.c_str() + colon + 1 && v > 0 && std::isfinite(v)) index_bytes = v;
+        }
+      }
+    }
+    const ImportedFields f = import_hf_config(read_file_capped(config.string(), "config.json", max_config_bytes), config.string(), index_bytes);
+    return toml_of(f, id_from(p), p.filename().string(), fmt::format("imported from {} (Hugging Face config.json{})", path,
+                                                                     index_bytes ? " and model.safetensors.index.json" : ""));
+  }
+  const std::string ext = p.extension().string();
+  if (ext == ".gguf") return toml_of(import_gguf(path), id_from(p), p.filename().string(), fmt::format("imported from {} (GGUF header)", path));
+  if (ext == ".toml") {
+    const std::string text = read_file_capped(path, "catalog", 4 << 20);
+    return text;
+  }
+  if (ext == ".json" || p.filename() == "config.json") {
+    const ImportedFields f = import_hf_config(read_file_capped(path, "config.json", max_config_bytes), path, std::nullopt);
+    return toml_of(f, id_from(p), p.parent_path().filename().string().empty() ? p.filename().string() : p.parent_path().filename().string(),
+                   fmt::format("imported from {} (Hugging Face config.json)", path));
+  }
+  fail(Exit::usage, fmt::format("model '{}' is neither a catalog id nor a file gpuplan reads: give a config.json, a directory "
+                                "holding one, a .gguf file or a catalog .toml file",
+                                shown(path)));
+}
+
+Record import_model(const std::string& path) {
+  const std::string text = import_model_toml(path);
+  Catalog one;
+  std::vector<Diagnostic> diags;
+  if (!one.merge_text(text, path, diags)) {
+    // A line and column point into a TOML file; in a config.json or a GGUF header the record
+    // was made from, the field's name says where.
+    const bool toml = std::filesystem::path(path).extension() == ".toml";
+    std::string msg;
+    for (std::size_t i = 0; i < diags.size(); ++i) msg += (i ? "\n" : "") + (toml ? diags[i].text() : shown(path) + ": error: " + diags[i].message);
+    fail(Exit::data, msg);
+  }
+  const std::vector<const Record*> models = one.list("models");
+  if (models.size() != 1)
+    fail(Exit::data, fmt::format("{}: error: a model file holds one [models.ID] record; this one has {}", shown(path), models.size()));
+  return *models.front();
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,28 @@
+#pragma once
+// What the importers share: the fields of a model record as they build it, and the one error
+// form for a field that is missing or wrong.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuplan {
+
+struct ImportedFields {
+  std::string family;
+  // Key and TOML value text, in the order set (a later set of a key replaces it).
+  std::vector<std::pair<std::string, std::string>> fields;
+  void set(const std::string& key, double v);
+  void set_text(const std::string& key, const std::string& v);
+  void set_flag(const std::string& key, bool v);
+  bool has(const std::string& key) const;
+};
+
+// "PATH: error: KEY MESSAGE" (exit 65).
+[[noreturn]] void import_error(const std::string& path, const std::string& key, const std::string& message);
+
+// The fields a Hugging Face config.json describes (index_bytes: model.safetensors.index.json's
+// total_size, where there is one).
+ImportedFields import_hf_config(std::string_view text, const std::string& path, std::optional<double> index_bytes);
+
+}  // namespace gpuplan

@@ -1,0 +1,178 @@
+// A GGUF header reader written from the format's published specification (ggml docs/gguf.md):
+// magic "GGUF", version, tensor count, metadata count, the metadata key-value pairs, then each
+// tensor's name, dimensions, type and offset. Everything is little-endian. Only the header is
+// read; every count and length is checked against the bytes that remain before anything is
+// allocated for it, so a hostile file can neither crash the reader nor make it allocate much.
+#include <cstring>
+#include <fmt/format.h>
+
+#include "gpuplan/catalog/import.hpp"
+#include "gpuplan/error.hpp"
+
+namespace gpuplan {
+
+namespace {
+// Block sizes and bytes per block of the ggml tensor types (ggml/include/ggml.h for the ids,
+// ggml/src/ggml-common.h for the block structs: Q4_K is 256 weights in 144 bytes, ...).
+constexpr GgmlType types[] = {
+    {0, "f32", 1, 4},        {1, "f16", 1, 2},          {2, "q4_0", 32, 18},     {3, "q4_1", 32, 20},
+    {6, "q5_0", 32, 22},     {7, "q5_1", 32, 24},       {8, "q8_0", 32, 34},     {9, "q8_1", 32, 36},
+    {10, "q2_k", 256, 84},   {11, "q3_k", 256, 110},    {12, "q4_k", 256, 144},  {13, "q5_k", 256, 176},
+    {14, "q6_k", 256, 210},  {15, "q8_k", 256, 292},    {16, "iq2_xxs", 256, 66}, {17, "iq2_xs", 256, 74},
+    {18, "iq3_xxs", 256, 98}, {19, "iq1_s", 256, 50},   {20, "iq4_nl", 32, 18},  {21, "iq3_s", 256, 110},
+    {22, "iq2_s", 256, 82},  {23, "iq4_xs", 256, 136},  {24, "i8", 1, 1},        {25, "i16", 1, 2},
+    {26, "i32", 1, 4},       {27, "i64", 1, 8},         {28, "f64", 1, 8},       {29, "iq1_m", 256, 56},
+    {30, "bf16", 1, 2},      {39, "mxfp4", 32, 17},     {40, "nvfp4", 64, 36}};
+
+constexpr std::uint64_t max_entries = 100000;           // keys, tensors
+constexpr std::uint64_t max_string = 4u << 20;          // one string
+constexpr std::uint64_t max_dims = 8;                   // a tensor's dimensions (ggml has 4)
+
+class Cursor {
+public:
+  Cursor(std::string_view b, const std::string& path) : b_(b), path_(path) {}
+  [[noreturn]] void bad(const std::string& what) const {
+    fail(Exit::data, fmt::format("{}: error: {} (at byte {}; not a GGUF file this reader understands)", shown(path_), what, at_));
+  }
+  void need(std::uint64_t n, const char* what) const {
+    if (n > b_.size() - at_) bad(fmt::format("the header ends inside {}: the file is truncated", what));
+  }
+  template <class T>
+  T get(const char* what) {
+    need(sizeof(T), what);
+    T v;
+    std::memcpy(&v, b_.data() + at_, sizeof(T));  // GGUF is little-endian, as every host this builds for
+    at_ += sizeof(T);
+    return v;
+  }
+  std::string string(const char* what) {
+    const auto n = get<std::uint64_t>(what);
+    if (n > max_string) bad(fmt::format("{} is {} bytes long, more than {}", what, n, max_string));
+    need(n, what);
+    std::string s(b_.substr(at_, n));
+    at_ += n;
+    return s;
+  }
+  void skip(std::uint64_t n, const char* what) {
+    need(n, what);
+    at_ += n;
+  }
+
+private:
+  std::string_view b_;
+  const std::string& path_;
+  std::size_t at_ = 0;
+};
+
+// Bytes of one scalar of a metadata value type; 0 for a string, an array or an unknown type.
+std::uint64_t scalar_bytes(std::uint32_t t) {
+  switch (t) {
+    case 0: case 1: case 7: return 1;
+    case 2: case 3: return 2;
+    case 4: case 5: case 6: return 4;
+    case 10: case 11: case 12: return 8;
+    default: return 0;
+  }
+}
+
+GgufValue read_value(Cursor& c, std::uint32_t type, int depth) {
+  GgufValue v;
+  switch (type) {
+    case 0: v.number = c.get<std::uint8_t>("a uint8"); break;
+    case 1: v.number = c.get<std::int8_t>("an int8"); break;
+    case 2: v.number = c.get<std::uint16_t>("a uint16"); break;
+    case 3: v.number = c.get<std::int16_t>("an int16"); break;
+    case 4: v.number = c.get<std::uint32_t>("a uint32"); break;
+    case 5: v.number = c.get<std::int32_t>("an int32"); break;
+    case 6: v.kind = GgufValue::Kind::real, v.number = c.get<float>("a float32"); break;
+    case 7: v.kind = GgufValue::Kind::boolean, v.number = c.get<std::uint8_t>("a bool") != 0; break;
+    case 8: v.kind = GgufValue::Kind::text, v.text = c.string("a string value"); break;
+    case 10: v.number = static_cast<double>(c.get<std::uint64_t>("a uint64")); break;
+    case 11: v.number = static_cast<double>(c.get<std::int64_t>("an int64")); break;
+    case 12: v.kind = GgufValue::Kind::real, v.number = c.get<double>("a float64"); break;
+    case 9: {
+      if (depth > 2) c.bad("arrays nest more than 2 deep");
+      v.kind = GgufValue::Kind::array;
+      const auto elem = c.get<std::uint32_t>("an array's type");
+      v.length = c.get<std::uint64_t>("an array's length");
+      if (const std::uint64_t size = scalar_bytes(elem)) {
+        if (v.length > (std::uint64_t(1) << 40) / size) c.bad(fmt::format("an array of {} elements", v.length));
+        c.skip(v.length * size, "an array");  // skipped in place: nothing allocated by its length
+      } else {
+        for (std::uint64_t i = 0; i < v.length; ++i) read_value(c, elem, depth + 1);  // each bounded by the bytes left
+      }
+      break;
+    }
+    default: c.bad(fmt::format("metadata value type {} is not in the specification", type));
+  }
+  return v;
+}
+}  // namespace
+
+const GgmlType* ggml_type(std::uint32_t id) {
+  for (const auto& t : types)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+double GgufTensor::elements() const {
+  double n = 1;
+  for (auto d : dims) n *= static_cast<double>(d);
+  return n;
+}
+
+double GgufTensor::bytes() const {
+  const GgmlType* t = ggml_type(type);
+  return t ? elements() / t->block * t->bytes : 0;
+}
+
+const GgufValue* GgufHeader::find(const std::string& key) const {
+  for (const auto& [k, v] : kv)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+double GgufHeader::weight_bytes() const {
+  double b = 0;
+  for (const auto& t : tensors) b += t.bytes();
+  return b;
+}
+
+double GgufHeader::weight_elements() const {
+  double n = 0;
+  for (const auto& t : tensors) n += t.elements();
+  return n;
+}
+
+GgufHeader parse_gguf(std::string_view bytes, const std::string& path) {
+  Cursor c(bytes, path);
+  if (bytes.size() < 4 || bytes.substr(0, 4) != "GGUF") c.bad("it does not start with the magic GGUF");
+  c.skip(4, "the magic");
+  GgufHeader h;
+  h.version = c.get<std::uint32_t>("the version");
+  if (h.version < 2 || h.version > 3) c.bad(fmt::format("version {} (this reader knows 2 and 3)", h.version));
+  const auto tensors = c.get<std::uint64_t>("the tensor count");
+  const auto keys = c.get<std::uint64_t>("the metadata count");
+  if (tensors > max_entries || keys > max_entries)
+    c.bad(fmt::format("{} tensors and {} metadata keys, more than {}", tensors, keys, max_entries));
+  for (std::uint64_t i = 0; i < keys; ++i) {
+    std::string key = c.string("a metadata key");
+    const auto type = c.get<std::uint32_t>("a metadata type");
+    h.kv.emplace_back(std::move(key), read_value(c, type, 0));
+  }
+  for (std::uint64_t i = 0; i < tensors; ++i) {
+    GgufTensor t;
+    t.name = c.string("a tensor name");
+    const auto n = c.get<std::uint32_t>("a tensor's dimension count");
+    if (n == 0 || n > max_dims) c.bad(fmt::format("tensor '{}' has {} dimensions", shown(t.name), n));
+    for (std::uint32_t d = 0; d < n; ++d) t.dims.push_back(c.get<std::uint64_t>("a tensor dimension"));
+    t.type = c.get<std::uint32_t>("a tensor type");
+    if (!ggml_type(t.type)) c.bad(fmt::format("tensor '{}' has ggml type {}, which this reader does not know", shown(t.name), t.type));
+    if (!(t.elements() < 1e15)) c.bad(fmt::format("tensor '{}' has more than 10^15 elements", shown(t.name)));
+    c.get<std::uint64_t>("a tensor offset");
+    h.tensors.push_back(std::move(t));
+  }
+  return h;
+}
+
+}  // namespace gpuplan

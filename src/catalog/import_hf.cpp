@@ -1,0 +1,143 @@
+// A Hugging Face config.json as a catalog model record. The keys are transformers' own
+// (PretrainedConfig and each model's config class: LlamaConfig, Qwen3MoeConfig,
+// DeepseekV3Config, GptOssConfig, Gemma3TextConfig, ...); nlohmann/json reads the file, and only
+// this file sees it.
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/error.hpp"
+#include "import_common.hpp"
+
+namespace gpuplan {
+
+namespace {
+using json = nlohmann::json;
+
+// The first of `keys` that the config holds, as a number; nullopt when none does. A key present
+// with another type, a negative or a non-finite value is an error naming it.
+std::optional<double> number_of(const json& c, std::initializer_list<const char*> keys, const std::string& path) {
+  for (const char* k : keys) {
+    const auto it = c.find(k);
+    if (it == c.end() || it->is_null()) continue;
+    if (!it->is_number()) import_error(path, k, fmt::format("is {}, not a number", it->type_name()));
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || v < 0) import_error(path, k, fmt::format("is {}; expected a count of zero or more", it->dump()));
+    return v;
+  }
+  return std::nullopt;
+}
+
+double required(const json& c, std::initializer_list<const char*> keys, const std::string& path) {
+  if (auto v = number_of(c, keys, path); v && *v > 0) return *v;
+  import_error(path, *keys.begin(), "is missing (or zero); the model's shape needs it");
+}
+
+bool flag_of(const json& c, const char* key, bool fallback) {
+  const auto it = c.find(key);
+  return it != c.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+std::string text_of(const json& c, const char* key) {
+  const auto it = c.find(key);
+  return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+}  // namespace
+
+ImportedFields import_hf_config(std::string_view text, const std::string& path, std::optional<double> index_bytes) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    fail(Exit::data, fmt::format("{}: error: not JSON: {}", shown(path), shown(e.what(), 200)));
+  }
+  if (!root.is_object()) fail(Exit::data, fmt::format("{}: error: a config.json is a JSON object", shown(path)));
+  // A multimodal checkpoint's language model is its text_config (Gemma 3, Llama 4, Mistral 3).
+  const bool nested = root.contains("text_config") && root["text_config"].is_object();
+  const json& c = nested ? root["text_config"] : root;
+  std::string type = text_of(c, "model_type");
+  if (type.empty()) type = text_of(root, "model_type");
+
+  ImportedFields f;
+  f.family = type;
+  const double layers = required(c, {"num_hidden_layers", "n_layer", "num_layers"}, path);
+  const double hidden = required(c, {"hidden_size", "n_embd", "d_model"}, path);
+  const double heads = required(c, {"num_attention_heads", "n_head"}, path);
+  f.set("layers", layers);
+  f.set("hidden", hidden);
+  f.set("heads", heads);
+  double kv = number_of(c, {"num_key_value_heads", "num_kv_heads"}, path).value_or(heads);
+  if (flag_of(c, "multi_query", false)) kv = 1;
+  f.set("kv_heads", kv);
+  if (auto hd = number_of(c, {"head_dim"}, path); hd && *hd > 0 && *hd * heads != hidden) f.set("head_dim", *hd);
+  f.set("vocab", required(c, {"vocab_size"}, path));
+  f.set("max_context", number_of(c, {"max_position_embeddings", "n_positions", "max_sequence_length"}, path).value_or(4096));
+
+  // The MLP: gated (SwiGLU, GeGLU) for every family but the GPT-2 and BLOOM lines.
+  const std::string act = text_of(c, "hidden_act").empty() ? text_of(c, "hidden_activation") : text_of(c, "hidden_act");
+  const bool plain = type == "gpt2" || type == "gpt_neox" || type == "gptj" || type == "bloom" || type == "opt" ||
+                     type == "falcon" || type == "gpt_bigcode" || type == "phi" || type == "starcoder2";
+  f.set_text("activation", plain ? "gelu" : act.rfind("gelu", 0) == 0 ? "geglu" : "swiglu");
+  const bool layernorm = c.contains("layer_norm_eps") || c.contains("layer_norm_epsilon") || c.contains("layernorm_epsilon");
+  f.set_text("norm", layernorm && !c.contains("rms_norm_eps") ? "layernorm" : "rmsnorm");
+  // transformers' PretrainedConfig ties the embeddings unless the config says otherwise.
+  f.set_flag("tied_embeddings", flag_of(c, "tie_word_embeddings", flag_of(root, "tie_word_embeddings", true)));
+  f.set_flag("qkv_bias", flag_of(c, "attention_bias", type == "qwen2" || type == "qwen2_moe"));
+
+  // Mixture of experts: routed experts, experts per token, shared experts, leading dense layers.
+  const auto experts = number_of(c, {"num_local_experts", "num_experts", "n_routed_experts"}, path);
+  const double ffn = required(c, {"intermediate_size", "n_inner", "ffn_dim"}, path);
+  f.set("ffn", ffn);
+  if (experts && *experts > 1) {
+    f.set("experts", *experts);
+    f.set("active_experts", required(c, {"num_experts_per_tok", "experts_per_token", "moe_topk"}, path));
+    const double expert_ffn = number_of(c, {"moe_intermediate_size", "expert_intermediate_size"}, path).value_or(ffn);
+    f.set("expert_ffn", expert_ffn);
+    if (auto shared = number_of(c, {"n_shared_experts", "num_shared_experts"}, path); shared && *shared > 0) {
+      f.set("shared_experts", *shared);
+    } else if (auto width = number_of(c, {"shared_expert_intermediate_size"}, path); width && *width > 0) {
+      f.set("shared_experts", std::max(1.0, std::round(*width / expert_ffn)));  // Qwen2-MoE: one wide shared expert
+    }
+    if (auto dense = number_of(c, {"first_k_dense_replace"}, path); dense && *dense > 0) f.set("dense_layers", *dense);
+  }
+  // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2).
+  if (auto r = number_of(c, {"kv_lora_rank"}, path); r && *r > 0) {
+    f.set("kv_lora_rank", *r);
+    if (auto q = number_of(c, {"q_lora_rank"}, path); q && *q > 0) f.set("q_lora_rank", *q);
+    f.set("qk_rope_dim", required(c, {"qk_rope_head_dim"}, path));
+    f.set("qk_nope_dim", required(c, {"qk_nope_head_dim"}, path));
+    f.set("v_head_dim", required(c, {"v_head_dim"}, path));
+  }
+  // Sliding-window attention: the layers the config lists as sliding; Gemma 2 alternates; Gemma 3
+  // keeps one global layer in sliding_window_pattern; a window with use_sliding_window false
+  // (Qwen2) is off; otherwise (Mistral) every layer.
+  if (auto w = number_of(c, {"sliding_window"}, path); w && *w > 0 && *w < 1e9 && flag_of(c, "use_sliding_window", true)) {
+    double sliding = layers;
+    if (c.contains("layer_types") && c["layer_types"].is_array()) {
+      sliding = 0;
+      for (const auto& t : c["layer_types"]) sliding += t.is_string() && t.get<std::string>() == "sliding_attention";
+    } else if (type == "gemma2") {
+      sliding = std::floor(layers / 2);
+    } else if (type.rfind("gemma3", 0) == 0) {
+      const double pattern = number_of(c, {"sliding_window_pattern"}, path).value_or(6);
+      sliding = layers - std::floor(layers / std::max(1.0, pattern));
+    }
+    if (sliding > 0) {
+      f.set("sliding_window", *w);
+      f.set("sliding_layers", sliding);
+    }
+  }
+  // The checkpoint's own format: gpt-oss ships MXFP4 experts (quantization_config quant_method mxfp4).
+  if (c.contains("quantization_config") || root.contains("quantization_config")) {
+    const json& q = root.contains("quantization_config") ? root["quantization_config"] : c["quantization_config"];
+    const std::string method = q.is_object() ? text_of(q, "quant_method") : std::string();
+    if (method == "mxfp4" && experts) f.set_text("native_quant", "mxfp4"), f.set_text("native_quant_scope", "experts");
+    if (method == "fp8") f.set_text("native_quant", "fp8");
+  }
+  // The exact count where the checkpoint's index gives its bytes in 16-bit weights.
+  const std::string dtype = text_of(root, "torch_dtype").empty() ? text_of(root, "dtype") : text_of(root, "torch_dtype");
+  if (index_bytes && (dtype == "bfloat16" || dtype == "float16") && !f.has("native_quant")) f.set("params_total", *index_bytes / 2);
+  return f;
+}
+
+}  // namespace gpuplan

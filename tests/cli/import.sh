@@ -1,0 +1,35 @@
+# Black-box: --model with a file the user has (issue 34): a Hugging Face config.json or the
+# directory holding it, a GGUF header, a catalog .toml record; and catalog import.
+. "$(dirname "$0")/lib.sh"
+HF="$SRC/tests/data/hf"
+
+run catalog import "$HF/llama-3.1-8b"
+expect_rc 0; expect_out '[models."llama-3.1-8b"]'; expect_out 'kv_heads = 8'; expect_out 'source = "imported from'
+# The same memory as the catalog's record of the model.
+run memory --mode infer --model llama-3.1-8b --get weights_bytes
+expect_rc 0; catalog="$out"
+run memory --mode infer --model "$HF/llama-3.1-8b/config.json" --get weights_bytes
+expect_rc 0; [ "$out" = "$catalog" ] || fail "config.json gives $out weight bytes, the catalog $catalog"
+# gpt-oss's config names its MXFP4 experts: the default format, and it fits 16 GB.
+run infer --model "$HF/gpt-oss-20b" --gpu rtx-4080 --format json
+expect_rc 0; expect_out '"quant": "mxfp4"'; expect_out '"fits": true'
+# A catalog record of one's own, in train and in a plan.
+printf '[models.mine]\nname = "mine"\nsource = "test"\nlayers = 16\nhidden = 2048\nheads = 16\nffn = 5632\nvocab = 32000\nactivation = "swiglu"\nnorm = "rmsnorm"\ntied_embeddings = false\nmax_context = 4096\n' >"$TMP/mine.toml"
+run train --model "$TMP/mine.toml" --gpus 8 --tokens 10B --get model
+expect_rc 0; [ "$out" = mine ] || fail "train --model mine.toml named the model '$out'"
+printf '[[scenario]]\nname = "a"\nmodel = "%s"\ngpus = 8\ntokens = "10B"\n' "$TMP/mine.toml" >"$TMP/plan.toml"
+run plan "$TMP/plan.toml" --get scenarios.a.model
+expect_rc 0; [ "$out" = mine ] || fail "a plan's model file gave '$out'"
+# A GGUF file: its own mix is the default format, at the file's exact bits.
+run catalog import "$SRC/tests/fuzz/seeds/gguf/qwen3moe-mxfp4.gguf"
+expect_rc 0; expect_out 'experts = 4'; expect_out 'native_quant = "gguf"'; expect_out 'native_bits_per_weight = '
+run catalog import "$SRC/tests/fuzz/seeds/gguf/llama-q4_k_m.gguf"
+expect_rc 65; expect_err "llama-q4_k_m.gguf: error: 'vocab' = 16"; expect_one_line_err
+# Bad input: one line naming the file and the field.
+mkdir -p "$TMP/noconfig"
+bad 66 "a model directory holds a config.json" infer --model "$TMP/noconfig"
+printf '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": -2}' >"$TMP/neg.json"
+bad 65 "num_hidden_layers" infer --model "$TMP/neg.json"
+bad 66 "cannot read" infer --model ./no-such-model.gguf
+
+finish

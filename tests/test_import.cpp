@@ -1,0 +1,279 @@
+// Models the user has (issue 34): Hugging Face config.json files and GGUF headers as catalog
+// records, checked against the catalog's own records, published parameter counts and KV bytes
+// derived by hand.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "catalog_fixture.hpp"
+#include "gpuplan/analysis/inference.hpp"
+#include "gpuplan/analysis/memory.hpp"
+#include "gpuplan/catalog/import.hpp"
+#include "gpuplan/error.hpp"
+#include "gpuplan/records.hpp"
+
+using namespace gpuplan;
+using Approx = Catch::Detail::Approx;
+
+namespace {
+const std::string data = std::string(GPUPLAN_SOURCE_DIR) + "/tests/data/hf/";
+ModelArch catalog_model(const char* id) { return model_from_record(builtin_catalog().get("models", id)); }
+ModelArch imported(const std::string& dir) { return model_from_record(import_model(data + dir)); }
+
+// The shape fields the analyses read, compared one by one.
+void same_shape(const ModelArch& a, const ModelArch& b) {
+  CHECK(a.layers == b.layers);
+  CHECK(a.hidden == b.hidden);
+  CHECK(a.heads == b.heads);
+  CHECK(a.kv_heads == b.kv_heads);
+  CHECK(a.head_dim == b.head_dim);
+  CHECK(a.vocab == b.vocab);
+  CHECK(a.activation == b.activation);
+  CHECK(a.layernorm == b.layernorm);
+  CHECK(a.tied_embeddings == b.tied_embeddings);
+  CHECK(a.qkv_bias == b.qkv_bias);
+  CHECK(a.experts == b.experts);
+  CHECK(a.active_experts == b.active_experts);
+  CHECK(a.shared_experts == b.shared_experts);
+  CHECK(a.dense_layers == b.dense_layers);
+  CHECK(a.kv_lora_rank == b.kv_lora_rank);
+  CHECK(a.q_lora_rank == b.q_lora_rank);
+  CHECK(a.sliding_window == b.sliding_window);
+  CHECK(a.sliding_layers == b.sliding_layers);
+  if (a.moe()) CHECK(a.expert_ffn == b.expert_ffn);
+  if (!a.moe() || a.dense_layers > 0) CHECK(a.ffn == b.ffn);
+}
+}  // namespace
+
+TEST_CASE("Hugging Face configs import as the catalog's records of the same models") {
+  for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-20b", "gemma-2-9b", "mixtral-8x7b", "qwen2.5-32b"}) {
+    INFO(id);
+    same_shape(imported(id), catalog_model(id));
+  }
+  // gpt-oss's config says its experts ship in MXFP4 (quantization_config quant_method mxfp4).
+  const ModelArch oss = imported("gpt-oss-20b");
+  CHECK(oss.native_quant == "mxfp4");
+  CHECK(oss.native_quant_experts);
+  // gpt-oss alternates sliding (128 tokens) and full layers: layer_types lists 12 of each.
+  CHECK(oss.sliding_layers == 12);
+}
+
+TEST_CASE("Imported configs count the parameters their publishers state") {
+  // Published totals: Llama 3.1 8B 8.03B (model card), Qwen3-30B-A3B 30.5B, DeepSeek-V3 671B
+  // without its MTP module (technical report), gpt-oss-20b 20.91B (model card), Gemma 2 9B 9.24B,
+  // Mixtral 8x7B 46.7B (model cards), Qwen2.5-32B 32.8B (its safetensors on the Hugging Face hub;
+  // the card's 32.5B is rounded down). Within 0.5%.
+  const std::pair<const char*, double> published[] = {{"llama-3.1-8b", 8.03e9},  {"qwen3-30b-a3b", 30.5e9}, {"deepseek-v3", 671e9},
+                                                      {"gpt-oss-20b", 20.91e9},  {"gemma-2-9b", 9.24e9},    {"mixtral-8x7b", 46.7e9},
+                                                      {"qwen2.5-32b", 32.8e9}};
+  for (const auto& [id, total] : published) {
+    INFO(id);
+    CHECK(count_params(imported(id)).total == Approx(total).epsilon(0.005));
+  }
+}
+
+TEST_CASE("Imported configs hold the KV bytes per token derived by hand") {
+  // 2 (K and V) x layers x KV heads x head dim x 2 bytes.
+  CHECK(kv_bytes_per_token(imported("llama-3.1-8b"), 2, 1).value() == 2.0 * 32 * 8 * 128 * 2);
+  CHECK(kv_bytes_per_token(imported("qwen3-30b-a3b"), 2, 1).value() == 2.0 * 48 * 4 * 128 * 2);
+  CHECK(kv_bytes_per_token(imported("gemma-2-9b"), 2, 1).value() == 2.0 * 42 * 8 * 256 * 2);
+  // MLA: the latent (512) and the rotary key (64) once per layer.
+  CHECK(kv_bytes_per_token(imported("deepseek-v3"), 2, 1).value() == 61.0 * (512 + 64) * 2);
+  // Gemma 2's sliding layers hold at most 4,096 tokens: at 8,192 half the layers hold half.
+  const ModelArch g = imported("gemma-2-9b");
+  CHECK(kv_cache_bytes(g, 2, 1, 8192, 1).value() == Approx(2.0 * 8 * 256 * 2 * (21 * 8192 + 21 * 4096)));
+}
+
+TEST_CASE("A config gives the same memory and step as the catalog record") {
+  const Device h100 = resolve_device(builtin_catalog(), "h100-sxm");
+  for (const char* id : {"llama-3.1-8b", "mixtral-8x7b", "qwen3-30b-a3b"}) {
+    INFO(id);
+    const ModelArch a = imported(id), b = catalog_model(id);
+    InferSettings s;
+    s.context = 4096;
+    const InferMemory ma = inference_memory(a, count_params(a), h100, s), mb = inference_memory(b, count_params(b), h100, s);
+    CHECK(ma.weights.value() == Approx(mb.weights.value()));
+    CHECK(ma.kv.value() == Approx(mb.kv.value()));
+    const InferModel ia = make_infer_model(a, count_params(a), h100, h100, s), ib = make_infer_model(b, count_params(b), h100, h100, s);
+    CHECK(decode_step_time(ia, 16, 2048).value() == Approx(decode_step_time(ib, 16, 2048).value()));
+    CHECK(prefill_time(ia, 2048, 1).value() == Approx(prefill_time(ib, 2048, 1).value()));
+  }
+}
+
+TEST_CASE("Bad model files are one error naming the file and the field") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "gpuplan-test-import";
+  fs::create_directories(dir / "empty");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return (dir / name).string();
+  };
+  const auto code_of = [](const std::string& path) {
+    try {
+      import_model(path);
+    } catch (const Error& e) {
+      return std::make_pair(e.code(), std::string(e.what()));
+    }
+    return std::make_pair(Exit::ok, std::string());
+  };
+  auto [c1, m1] = code_of(write("missing.json", R"({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32})"));
+  CHECK(c1 == Exit::data);
+  CHECK(m1.find("num_hidden_layers") != std::string::npos);
+  auto [c2, m2] = code_of(write("negative.json", R"({"num_hidden_layers": -4, "hidden_size": 4096, "num_attention_heads": 32})"));
+  CHECK(c2 == Exit::data);
+  CHECK(m2.find("num_hidden_layers") != std::string::npos);
+  auto [c3, m3] = code_of(write("notjson.json", "{ nope"));
+  CHECK(c3 == Exit::data);
+  CHECK(code_of((dir / "empty").string()).first == Exit::no_input);
+  // A config over 1 MiB is refused before it is parsed.
+  auto [c4, m4] = code_of(write("huge.json", "{\"x\": \"" + std::string(2 << 20, 'a') + "\"}"));
+  CHECK(c4 == Exit::data);
+  CHECK(m4.find("at most 1 MiB") != std::string::npos);
+  auto [c5, m5] = code_of(write("short.gguf", std::string("GGUF\3\0\0\0\1\0", 10)));
+  CHECK(c5 == Exit::data);
+  CHECK(m5.find("truncated") != std::string::npos);
+  auto [c6, m6] = code_of(write("notgguf.gguf", "GGML"));
+  CHECK(c6 == Exit::data);
+  fs::remove_all(dir);
+}
+
+namespace {
+// A GGUF header with no tensor data, written as the specification lays it out.
+struct GgufWriter {
+  std::string meta, infos;
+  std::uint64_t keys = 0, tensors = 0;
+  template <class T>
+  static void put(std::string& out, T v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  static void str(std::string& out, const std::string& s) { put<std::uint64_t>(out, s.size()), out += s; }
+  void u32(const std::string& k, std::uint32_t v) { str(meta, k), put<std::uint32_t>(meta, 4), put(meta, v), ++keys; }
+  void f32(const std::string& k, float v) { str(meta, k), put<std::uint32_t>(meta, 6), put(meta, v), ++keys; }
+  void text(const std::string& k, const std::string& v) { str(meta, k), put<std::uint32_t>(meta, 8), str(meta, v), ++keys; }
+  void tokens(std::uint64_t n) {
+    str(meta, "tokenizer.ggml.tokens"), put<std::uint32_t>(meta, 9), put<std::uint32_t>(meta, 8), put(meta, n), ++keys;
+    for (std::uint64_t i = 0; i < n; ++i) str(meta, "t");
+  }
+  void tensor(const std::string& name, std::vector<std::uint64_t> dims, std::uint32_t type) {
+    str(infos, name), put<std::uint32_t>(infos, static_cast<std::uint32_t>(dims.size()));
+    for (auto d : dims) put(infos, d);
+    put(infos, type), put<std::uint64_t>(infos, 0), ++tensors;
+  }
+  std::string bytes() const {
+    std::string out = "GGUF";
+    put<std::uint32_t>(out, 3), put(out, tensors), put(out, keys);
+    return out + meta + infos;
+  }
+};
+}  // namespace
+
+TEST_CASE("GGUF headers give the architecture and the exact weight bytes") {
+  // A two-layer Llama in Q4_K with Q6_K output, F32 norms: the weight bytes are each tensor's
+  // elements / 256 x 144 (Q4_K) or x 210 (Q6_K), or x 4 (F32).
+  GgufWriter w;
+  w.text("general.architecture", "llama");
+  w.u32("general.file_type", 15);  // MOSTLY_Q4_K_M
+  w.u32("llama.block_count", 2);
+  w.u32("llama.embedding_length", 512);
+  w.u32("llama.feed_forward_length", 1536);
+  w.u32("llama.attention.head_count", 8);
+  w.u32("llama.attention.head_count_kv", 2);
+  w.u32("llama.context_length", 4096);
+  w.f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  w.tokens(1024);
+  w.tensor("token_embd.weight", {512, 1024}, 12);
+  w.tensor("output.weight", {512, 1024}, 14);
+  w.tensor("output_norm.weight", {512}, 0);
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    w.tensor(p + "attn_q.weight", {512, 512}, 12);
+    w.tensor(p + "attn_k.weight", {512, 128}, 12);
+    w.tensor(p + "attn_v.weight", {512, 128}, 14);
+    w.tensor(p + "attn_output.weight", {512, 512}, 12);
+    w.tensor(p + "ffn_gate.weight", {512, 1536}, 12);
+    w.tensor(p + "ffn_up.weight", {512, 1536}, 12);
+    w.tensor(p + "ffn_down.weight", {1536, 512}, 14);
+    w.tensor(p + "attn_norm.weight", {512}, 0);
+    w.tensor(p + "ffn_norm.weight", {512}, 0);
+  }
+  const std::string bytes = w.bytes();
+  const GgufHeader h = parse_gguf(bytes, "test.gguf");
+  const double q4k = 512.0 * 1024 + 2 * (512.0 * 512 + 512.0 * 128 + 512.0 * 512 + 2 * 512.0 * 1536);
+  const double q6k = 512.0 * 1024 + 2 * (512.0 * 128 + 1536.0 * 512);
+  const double f32 = 512.0 + 2 * 2 * 512.0;
+  CHECK(h.weight_elements() == q4k + q6k + f32);
+  CHECK(h.weight_bytes() == Approx(q4k / 256 * 144 + q6k / 256 * 210 + f32 * 4));
+  // As a model: the shape from the metadata, its vocabulary from the token list, untied (there is
+  // an output.weight), and its own bits per weight.
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / "gpuplan-test-llama.gguf";
+  std::ofstream(file, std::ios::binary) << bytes;
+  const ModelArch m = model_from_record(import_model(file.string()));
+  CHECK(m.layers == 2);
+  CHECK(m.hidden == 512);
+  CHECK(m.heads == 8);
+  CHECK(m.kv_heads == 2);
+  CHECK(m.ffn == 1536);
+  CHECK(m.vocab == 1024);
+  CHECK_FALSE(m.tied_embeddings);
+  CHECK(m.native_quant == "q4_k_m");
+  CHECK(m.native_bpw == Approx(8 * h.weight_bytes() / h.weight_elements()));
+  // Its weights at that format are the file's bytes.
+  InferSettings s;
+  set_quant(s, "q4_k_m", m, resolve_device(builtin_catalog(), "rtx-4090"));
+  CHECK(s.bpw == Approx(m.native_bpw));
+  fs::remove(file);
+}
+
+TEST_CASE("GGUF headers of MoE and sliding-window architectures") {
+  // A Qwen3-MoE-like file: 4 experts of which 2 per token, expert width 256; and a Gemma 2 file
+  // whose sliding window halves the layers it bounds.
+  GgufWriter moe;
+  moe.text("general.architecture", "qwen3moe");
+  moe.u32("qwen3moe.block_count", 2);
+  moe.u32("qwen3moe.embedding_length", 512);
+  moe.u32("qwen3moe.feed_forward_length", 1536);
+  moe.u32("qwen3moe.expert_feed_forward_length", 256);
+  moe.u32("qwen3moe.expert_count", 4);
+  moe.u32("qwen3moe.expert_used_count", 2);
+  moe.u32("qwen3moe.attention.head_count", 8);
+  moe.u32("qwen3moe.attention.head_count_kv", 4);
+  moe.u32("qwen3moe.attention.key_length", 128);
+  moe.tokens(1024);
+  moe.tensor("token_embd.weight", {512, 1024}, 8);
+  moe.tensor("blk.0.ffn_gate_exps.weight", {512, 256, 4}, 39);  // MXFP4: 32 weights in 17 bytes
+  const GgufHeader h = parse_gguf(moe.bytes(), "moe.gguf");
+  CHECK(h.weight_bytes() == Approx(512.0 * 1024 / 32 * 34 + 512.0 * 256 * 4 / 32 * 17));
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / "gpuplan-test-moe.gguf";
+  std::ofstream(file, std::ios::binary) << moe.bytes();
+  const ModelArch m = model_from_record(import_model(file.string()));
+  CHECK(m.experts == 4);
+  CHECK(m.active_experts == 2);
+  CHECK(m.expert_ffn == 256);
+  CHECK(m.head_dim == 128);
+  CHECK(m.tied_embeddings);
+  GgufWriter gem;
+  gem.text("general.architecture", "gemma2");
+  gem.u32("gemma2.block_count", 4);
+  gem.u32("gemma2.embedding_length", 256);
+  gem.u32("gemma2.feed_forward_length", 1024);
+  gem.u32("gemma2.attention.head_count", 4);
+  gem.u32("gemma2.attention.sliding_window", 128);
+  gem.f32("gemma2.attention.layer_norm_rms_epsilon", 1e-6f);
+  gem.tokens(1024);
+  gem.tensor("token_embd.weight", {256, 1024}, 1);
+  gem.tensor("blk.0.ffn_up.weight", {256, 1024}, 1);
+  gem.tensor("blk.1.ffn_up.weight", {256, 1024}, 1);
+  gem.tensor("blk.2.ffn_up.weight", {256, 1024}, 1);
+  const fs::path gfile = fs::temp_directory_path() / "gpuplan-test-gemma.gguf";
+  std::ofstream(gfile, std::ios::binary) << gem.bytes();
+  const ModelArch g = model_from_record(import_model(gfile.string()));
+  CHECK(g.sliding_window == 128);
+  CHECK(g.sliding_layers == 2);
+  CHECK(g.activation == Activation::geglu);
+  fs::remove(file), fs::remove(gfile);
+}
