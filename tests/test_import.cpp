@@ -51,10 +51,15 @@ void same_shape(const ModelArch& a, const ModelArch& b) {
 }  // namespace
 
 TEST_CASE("Hugging Face configs import as the catalog's records of the same models") {
-  for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-20b", "gemma-2-9b", "mixtral-8x7b", "qwen2.5-32b"}) {
+  for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-20b", "gemma-2-9b", "mixtral-8x7b", "qwen2.5-32b",
+                         "gemma-3-27b", "llama-3.2-1b", "phi-4", "mistral-7b", "qwen3-8b", "kimi-k2", "qwen3-235b-a22b",
+                         "llama-3.1-405b", "llama-2-7b"}) {
     INFO(id);
     same_shape(imported(id), catalog_model(id));
   }
+  // Gemma 3's language model is its text_config; its vocabulary the config class's default.
+  CHECK(imported("gemma-3-27b").vocab == 262208);
+  CHECK(imported("gemma-3-27b").sliding_layers == 52);
   // gpt-oss's config says its experts ship in MXFP4 (quantization_config quant_method mxfp4).
   const ModelArch oss = imported("gpt-oss-20b");
   CHECK(oss.native_quant == "mxfp4");
@@ -67,10 +72,14 @@ TEST_CASE("Imported configs count the parameters their publishers state") {
   // Published totals: Llama 3.1 8B 8.03B (model card), Qwen3-30B-A3B 30.5B, DeepSeek-V3 671B
   // without its MTP module (technical report), gpt-oss-20b 20.91B (model card), Gemma 2 9B 9.24B,
   // Mixtral 8x7B 46.7B (model cards), Qwen2.5-32B 32.8B (its safetensors on the Hugging Face hub;
-  // the card's 32.5B is rounded down). Within 0.5%.
+  // the card's 32.5B is rounded down), Llama 3.2 1B 1.23B, Phi-4 14.7B, Mistral 7B 7.24B, Qwen3 8B
+  // 8.19B, Qwen3 235B-A22B 235B (model cards), Llama 3.1 405B 405.85B and Llama 2 7B 6,738,415,616
+  // (safetensors counts). Within 0.5%.
   const std::pair<const char*, double> published[] = {{"llama-3.1-8b", 8.03e9},  {"qwen3-30b-a3b", 30.5e9}, {"deepseek-v3", 671e9},
                                                       {"gpt-oss-20b", 20.91e9},  {"gemma-2-9b", 9.24e9},    {"mixtral-8x7b", 46.7e9},
-                                                      {"qwen2.5-32b", 32.8e9}};
+                                                      {"qwen2.5-32b", 32.8e9},   {"llama-3.2-1b", 1.23e9},  {"phi-4", 14.7e9},
+                                                      {"mistral-7b", 7.24e9},    {"qwen3-8b", 8.19e9},      {"qwen3-235b-a22b", 235e9},
+                                                      {"llama-3.1-405b", 405.85e9}, {"llama-2-7b", 6.738e9}};
   for (const auto& [id, total] : published) {
     INFO(id);
     CHECK(count_params(imported(id)).total == Approx(total).epsilon(0.005));

@@ -70,11 +70,16 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   if (flag_of(c, "multi_query", false)) kv = 1;
   f.set("kv_heads", kv);
   if (auto hd = number_of(c, {"head_dim"}, path); hd && *hd > 0 && *hd * heads != hidden) f.set("head_dim", *hd);
-  f.set("vocab", required(c, {"vocab_size"}, path));
-  f.set("max_context", number_of(c, {"max_position_embeddings", "n_positions", "max_sequence_length"}, path).value_or(4096));
+  // Gemma 3's configs leave out what its config class defaults (transformers' Gemma3TextConfig:
+  // a 262,208-token vocabulary and 131,072 positions).
+  const bool gemma3 = type.rfind("gemma3", 0) == 0;
+  if (gemma3 && !number_of(c, {"vocab_size"}, path)) f.set("vocab", 262208);
+  else f.set("vocab", required(c, {"vocab_size"}, path));
+  f.set("max_context", number_of(c, {"max_position_embeddings", "n_positions", "max_sequence_length"}, path).value_or(gemma3 ? 131072 : 4096));
 
   // The MLP: gated (SwiGLU, GeGLU) for every family but the GPT-2 and BLOOM lines.
-  const std::string act = text_of(c, "hidden_act").empty() ? text_of(c, "hidden_activation") : text_of(c, "hidden_act");
+  std::string act = text_of(c, "hidden_act").empty() ? text_of(c, "hidden_activation") : text_of(c, "hidden_act");
+  if (act.empty() && type.rfind("gemma", 0) == 0) act = "gelu_pytorch_tanh";  // Gemma's config classes' default
   const bool plain = type == "gpt2" || type == "gpt_neox" || type == "gptj" || type == "bloom" || type == "opt" ||
                      type == "falcon" || type == "gpt_bigcode" || type == "phi" || type == "starcoder2";
   f.set_text("activation", plain ? "gelu" : act.rfind("gelu", 0) == 0 ? "geglu" : "swiglu");
