@@ -1,5 +1,6 @@
 #include "gpuplan/records.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "gpuplan/catalog/import.hpp"
@@ -61,6 +62,25 @@ Device resolve_device(const Catalog& c, const std::string& id) {
     apply_power_cap(d, limit);
   }
   return d;
+}
+
+Device device_named(const Catalog& c, const std::string& id_or_path) {
+  if (c.find("accelerators", id_or_path) || !names_a_file(id_or_path)) return resolve_device(c, id_or_path);
+  Catalog with = c;
+  std::vector<Diagnostic> diags;
+  std::vector<std::string> before = c.ids("accelerators");
+  if (!with.merge_path(id_or_path, diags)) {
+    std::string msg;
+    for (std::size_t i = 0; i < diags.size(); ++i) msg += (i ? "\n" : "") + diags[i].text();
+    fail(Exit::data, msg);
+  }
+  std::string id;
+  for (const auto& a : with.ids("accelerators"))
+    if (std::find(before.begin(), before.end(), a) == before.end()) id = id.empty() ? a : "\n";
+  if (id.empty() || id == "\n")
+    fail(Exit::data, fmt::format("{}: error: a device file holds one new [accelerators.ID] record; this one has {}",
+                                 shown(id_or_path), id.empty() ? "none" : "several"));
+  return resolve_device(with, id);
 }
 
 ModelArch model_named(const Catalog& c, const std::string& id_or_path) {

@@ -69,7 +69,9 @@ const char* offload_problem(const Layout& l) {
 bool Scenario::has(const std::string& name) const { return std::find(given.begin(), given.end(), name) != given.end(); }
 
 Device resolve_scenario_device(const Scenario& s, const Catalog& catalog) {
-  Device d = resolve_device(catalog, s.gpu);
+  Device d = device_named(catalog, s.gpu);
+  // --gpu-memory: a variant of the record (a 36 GB M3 Max, a 48 GB RTX 4090D).
+  if (s.gpu_memory) d.memory = bytes(*s.gpu_memory);
   if (s.power_cap) apply_power_cap(d, watts(*s.power_cap));
   return d;
 }

@@ -104,8 +104,11 @@ const std::array table{
     integer("vocab", 1, 1e7, model_cmds, "the model's", "Override the vocabulary",
             [](Scenario& s, V v) { s.vocab = v.integer(); }),
     // The devices.
-    text("gpu", all_cmds, "h100-sxm", "Accelerator id (gpuplan catalog list accelerators)",
+    text("gpu", all_cmds, "h100-sxm", "Accelerator id (gpuplan catalog list accelerators), or a .toml file holding one accelerator record",
          [](Scenario& s, V v) { s.gpu = v.text; }),
+    number("gpu-memory", Q::bytes, 0, {}, 1024.0 * 1024 * 1024, 16.0 * 1024 * 1024 * 1024 * 1024, false, all_cmds,
+           "the record's", "The device's memory, for a variant of the record (36GiB for a 36 GB M3 Max)",
+           [](Scenario& s, V v) { s.gpu_memory = v.number; }),
     integer("gpus", 1, 1e7, all_cmds, "none", "Number of devices",
             [](Scenario& s, V v) { s.gpus = v.integer(); }),
     number("power-cap", Q::power, 1, "W", 1, 5000, true, cmd_train | cmd_search | cmd_infer | cmd_power,

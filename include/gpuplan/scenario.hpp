@@ -37,6 +37,7 @@ struct Scenario {
   std::optional<double> reserve_bytes;
   double tokens = 0;          // training tokens; 0: 20 per parameter (Chinchilla)
   double deadline_s = 0;      // --weeks / --days
+  std::optional<double> gpu_memory;  // --gpu-memory: the device's capacity for a variant
   std::optional<long> start_day;  // --start: the run's first day, as days since 1970-01-01
   double goodput = 0.9;       // share of wall-clock doing useful steps (Llama 3: >90%)
   // The step model's own knobs (overlaps, attention kernels), set as given: a setting of the

@@ -32,4 +32,14 @@ printf '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, 
 bad 65 "num_hidden_layers" infer --model "$TMP/neg.json"
 bad 66 "cannot read" infer --model ./no-such-model.gguf
 
+# Devices too: --gpu takes a record of one's own, --gpu-memory a variant's capacity.
+printf '[accelerators.rtx-4090d-48gb]\nname = "RTX 4090D 48GB"\nvendor = "NVIDIA"\nfamily = "ada"\nmemory_bytes = "48GiB"\nmemory_bw_bytes_per_s = "1008GB/s"\nbf16_flops_per_s = "165T"\nscale_up = "pcie4"\nhost_link = "pcie4"\nlaunch_year = 2024\nsource = "test"\n' >"$TMP/dev.toml"
+run infer --model llama-3.1-70b --gpu "$TMP/dev.toml" --quant q4_k_m --format json
+expect_rc 0; expect_out '"gpu": "rtx-4090d-48gb"'; expect_out '"capacity_bytes": 51539607552'; expect_out '"fits": true'
+run infer --model qwen3-32b --gpu apple-m3-max --gpu-memory 36GiB --quant q4_k_m --get unified_memory_bytes
+expect_rc 0; [ "$out" = 38654705664 ] || fail "--gpu-memory 36GiB gave $out"
+grep -v memory_bw "$TMP/dev.toml" >"$TMP/dev-missing.toml"
+bad 65 "missing required key 'memory_bw_bytes_per_s'" infer --model llama-3.1-8b --gpu "$TMP/dev-missing.toml"
+bad 2 "--gpu-memory" infer --model llama-3.1-8b --gpu-memory -5GB
+
 finish
