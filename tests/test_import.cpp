@@ -13,6 +13,7 @@
 #include "catalog_fixture.hpp"
 #include "gpuplan/analysis/inference.hpp"
 #include "gpuplan/analysis/memory.hpp"
+#include "gpuplan/catalog/gguf.hpp"
 #include "gpuplan/catalog/import.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/records.hpp"

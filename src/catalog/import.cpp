@@ -1,4 +1,4 @@
-// Which importer a --model path takes, the GGUF header's fields, and the record they make: TOML
+// Which importer a --model path takes, and the record it makes: TOML
 // that the catalog loader checks like any catalog file.
 #include <algorithm>
 #include <cmath>
@@ -80,106 +80,6 @@ std::string id_from(const fs::path& p) {
   return id.empty() ? "imported" : id;
 }
 
-// The GGUF file type's name (llama.cpp's llama_ftype), as --quant spells it; "gguf" for a mix
-// without a name here. The weight bytes come from the tensors whatever the name.
-std::string ftype_name(double t) {
-  switch (static_cast<int>(t)) {
-    case 0: return "fp32";
-    case 1: return "fp16";
-    case 2: return "q4_0";
-    case 3: return "q4_1";
-    case 7: return "q8_0";
-    case 8: return "q5_0";
-    case 9: return "q5_1";
-    case 10: return "q2_k";
-    case 12: return "q3_k_m";
-    case 15: return "q4_k_m";
-    case 17: return "q5_k_m";
-    case 18: return "q6_k";
-    case 19: return "iq2_xxs";
-    case 23: return "iq3_xxs";
-    case 24: return "iq1_s";
-    case 25: return "iq4_nl";
-    case 26: return "iq3_s";
-    case 27: return "iq3_m";
-    case 29: return "iq2_m";
-    case 30: return "iq4_xs";
-    case 31: return "iq1_m";
-    case 32: return "bf16";
-    default: return "gguf";
-  }
-}
-
-ImportedFields import_gguf(const std::string& path) {
-  const GgufHeader h = parse_gguf(read_prefix(path, max_gguf_header), path);
-  ImportedFields f;
-  const auto text = [&](const std::string& k) { const GgufValue* v = h.find(k); return v && v->kind == GgufValue::Kind::text ? v->text : std::string(); };
-  const auto number = [&](const std::string& k) -> std::optional<double> {
-    const GgufValue* v = h.find(k);
-    if (!v) return std::nullopt;
-    if (v->kind == GgufValue::Kind::array || v->kind == GgufValue::Kind::text || !(v->number >= 0))
-      import_error(path, k, "is not a count of zero or more");
-    return v->number;
-  };
-  const std::string arch = text("general.architecture");
-  if (arch.empty()) import_error(path, "general.architecture", "is missing");
-  const auto need = [&](const std::string& k) {
-    const auto v = number(arch + "." + k);
-    if (!v || *v <= 0) import_error(path, arch + "." + k, "is missing (or zero); the model's shape needs it");
-    return *v;
-  };
-  f.family = arch;
-  const double layers = need("block_count"), hidden = need("embedding_length"), heads = need("attention.head_count");
-  f.set("layers", layers);
-  f.set("hidden", hidden);
-  f.set("heads", heads);
-  f.set("kv_heads", number(arch + ".attention.head_count_kv").value_or(heads));
-  if (auto k = number(arch + ".attention.key_length"); k && *k > 0 && *k * heads != hidden && !number(arch + ".attention.kv_lora_rank"))
-    f.set("head_dim", *k);
-  f.set("ffn", need("feed_forward_length"));
-  f.set("max_context", number(arch + ".context_length").value_or(4096));
-  // The vocabulary: the tokenizer's token list, else the token embedding's rows.
-  double vocab = 0;
-  if (const GgufValue* t = h.find("tokenizer.ggml.tokens"); t && t->kind == GgufValue::Kind::array) vocab = static_cast<double>(t->length);
-  bool output = false;
-  for (const auto& t : h.tensors) {
-    if (t.name == "token_embd.weight" && vocab <= 0 && t.dims.size() == 2) vocab = static_cast<double>(t.dims[1]);
-    output |= t.name == "output.weight";
-  }
-  if (vocab <= 0) import_error(path, "tokenizer.ggml.tokens", "is missing, and no token_embd.weight gives the vocabulary");
-  f.set("vocab", vocab);
-  const bool plain = arch == "gpt2" || arch == "bloom" || arch == "falcon" || arch == "starcoder" || arch == "gptneox" || arch == "phi2";
-  f.set_text("activation", plain ? "gelu" : arch.rfind("gemma", 0) == 0 ? "geglu" : "swiglu");
-  f.set_text("norm", h.find(arch + ".attention.layer_norm_rms_epsilon") ? "rmsnorm" : "layernorm");
-  f.set_flag("tied_embeddings", !output);
-  if (auto e = number(arch + ".expert_count"); e && *e > 1) {
-    f.set("experts", *e);
-    f.set("active_experts", need("expert_used_count"));
-    if (auto w = number(arch + ".expert_feed_forward_length"); w && *w > 0) f.set("expert_ffn", *w);
-    if (auto s = number(arch + ".expert_shared_count"); s && *s > 0) f.set("shared_experts", *s);
-    if (auto d = number(arch + ".leading_dense_block_count"); d && *d > 0) f.set("dense_layers", *d);
-  }
-  if (auto r = number(arch + ".attention.kv_lora_rank"); r && *r > 0) {
-    f.set("kv_lora_rank", *r);
-    if (auto q = number(arch + ".attention.q_lora_rank"); q && *q > 0) f.set("q_lora_rank", *q);
-    const double rope = need("rope.dimension_count");
-    f.set("qk_rope_dim", rope);
-    f.set("qk_nope_dim", need("attention.key_length") - rope);
-    f.set("v_head_dim", need("attention.value_length"));
-  }
-  if (auto w = number(arch + ".attention.sliding_window"); w && *w > 0) {
-    f.set("sliding_window", *w);
-    f.set("sliding_layers", arch == "gemma2" ? std::floor(layers / 2) : layers);
-  }
-  // The file's own weights: their exact count and bytes, from the tensors' types and shapes.
-  const double elements = h.weight_elements(), bytes = h.weight_bytes();
-  if (!(elements > 0)) import_error(path, "tensors", "hold no weights (a GGUF model lists its tensors in its header)");
-  f.set("params_total", elements);
-  f.set_text("native_quant", ftype_name(number("general.file_type").value_or(-1)));
-  f.set("native_bits_per_weight", 8 * bytes / elements);
-  return f;
-}
-
 std::string toml_of(const ImportedFields& f, const std::string& id, const std::string& name, const std::string& source) {
   std::string out = fmt::format("[models.\"{}\"]\n", id);
   ImportedFields head;
@@ -219,7 +119,7 @@ std::string import_model_toml(const std::string& path) {
                                                                      index_bytes ? " and model.safetensors.index.json" : ""));
   }
   const std::string ext = p.extension().string();
-  if (ext == ".gguf") return toml_of(import_gguf(path), id_from(p), p.filename().string(), fmt::format("imported from {} (GGUF header)", path));
+  if (ext == ".gguf") return toml_of(import_gguf_header(read_prefix(path, max_gguf_header), path), id_from(p), p.filename().string(), fmt::format("imported from {} (GGUF header)", path));
   if (ext == ".toml") {
     const std::string text = read_file_capped(path, "catalog", 4 << 20);
     return text;

@@ -24,5 +24,7 @@ struct ImportedFields {
 // The fields a Hugging Face config.json describes (index_bytes: model.safetensors.index.json's
 // total_size, where there is one).
 ImportedFields import_hf_config(std::string_view text, const std::string& path, std::optional<double> index_bytes);
+// The fields a GGUF file's header (its first bytes) describes.
+ImportedFields import_gguf_header(std::string_view bytes, const std::string& path);
 
 }  // namespace gpuplan

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "gpuplan/catalog/import.hpp"
+#include "gpuplan/catalog/gguf.hpp"
 #include "gpuplan/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
