@@ -177,6 +177,14 @@ struct GgufWriter {
     put<std::uint32_t>(out, 3), put(out, tensors), put(out, keys);
     return out + meta + infos;
   }
+  // The file written to the temporary directory and imported as a model.
+  ModelArch imported(const std::string& name) const {
+    const auto file = std::filesystem::temp_directory_path() / name;
+    std::ofstream(file, std::ios::binary) << bytes();
+    ModelArch m = model_from_record(import_model(file.string()));
+    std::filesystem::remove(file);
+    return m;
+  }
 };
 }  // namespace
 
@@ -218,10 +226,7 @@ TEST_CASE("GGUF headers give the architecture and the exact weight bytes") {
   CHECK(h.weight_bytes() == Approx(q4k / 256 * 144 + q6k / 256 * 210 + f32 * 4));
   // As a model: the shape from the metadata, its vocabulary from the token list, untied (there is
   // an output.weight), and its own bits per weight.
-  namespace fs = std::filesystem;
-  const fs::path file = fs::temp_directory_path() / "gpuplan-test-llama.gguf";
-  std::ofstream(file, std::ios::binary) << bytes;
-  const ModelArch m = model_from_record(import_model(file.string()));
+  const ModelArch m = w.imported("gpuplan-test-llama.gguf");
   CHECK(m.layers == 2);
   CHECK(m.hidden == 512);
   CHECK(m.heads == 8);
@@ -235,7 +240,6 @@ TEST_CASE("GGUF headers give the architecture and the exact weight bytes") {
   InferSettings s;
   set_quant(s, "q4_k_m", m, resolve_device(builtin_catalog(), "rtx-4090"));
   CHECK(s.bpw == Approx(m.native_bpw));
-  fs::remove(file);
 }
 
 TEST_CASE("GGUF headers of MoE and sliding-window architectures") {
@@ -257,10 +261,7 @@ TEST_CASE("GGUF headers of MoE and sliding-window architectures") {
   moe.tensor("blk.0.ffn_gate_exps.weight", {512, 256, 4}, 39);  // MXFP4: 32 weights in 17 bytes
   const GgufHeader h = parse_gguf(moe.bytes(), "moe.gguf");
   CHECK(h.weight_bytes() == Approx(512.0 * 1024 / 32 * 34 + 512.0 * 256 * 4 / 32 * 17));
-  namespace fs = std::filesystem;
-  const fs::path file = fs::temp_directory_path() / "gpuplan-test-moe.gguf";
-  std::ofstream(file, std::ios::binary) << moe.bytes();
-  const ModelArch m = model_from_record(import_model(file.string()));
+  const ModelArch m = moe.imported("gpuplan-test-moe.gguf");
   CHECK(m.experts == 4);
   CHECK(m.active_experts == 2);
   CHECK(m.expert_ffn == 256);
@@ -279,11 +280,8 @@ TEST_CASE("GGUF headers of MoE and sliding-window architectures") {
   gem.tensor("blk.0.ffn_up.weight", {256, 1024}, 1);
   gem.tensor("blk.1.ffn_up.weight", {256, 1024}, 1);
   gem.tensor("blk.2.ffn_up.weight", {256, 1024}, 1);
-  const fs::path gfile = fs::temp_directory_path() / "gpuplan-test-gemma.gguf";
-  std::ofstream(gfile, std::ios::binary) << gem.bytes();
-  const ModelArch g = model_from_record(import_model(gfile.string()));
+  const ModelArch g = gem.imported("gpuplan-test-gemma.gguf");
   CHECK(g.sliding_window == 128);
   CHECK(g.sliding_layers == 2);
   CHECK(g.activation == Activation::geglu);
-  fs::remove(file), fs::remove(gfile);
 }
