@@ -92,6 +92,7 @@ ModelArch model_from_record(const Record& r) {
   ModelArch m;
   m.id = r.id;
   m.name = r.text("name");
+  if (r.flag("estimate")) m.caveat = r.text("note", "some fields are unverified");
   auto i = [&](const char* f, double fallback = 0) { return static_cast<int>(r.number(f, fallback)); };
   m.layers = i("layers");
   m.hidden = i("hidden");

@@ -107,6 +107,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   }
   if (s.layers || s.hidden || s.heads || s.kv_heads || s.ffn || s.vocab) m.id += "+overrides";
   validate(m);
+  if (!m.caveat.empty()) j.warnings.push_back(fmt::format("the record for {} is an estimate: {}", m.id, m.caveat));
   j.params = count_params(m);
   j.device = resolve_scenario_device(s, catalog);
   if (j.device.power_limit.value() > 0)

@@ -115,6 +115,27 @@ TEST_CASE("A config gives the same memory and step as the catalog record") {
   }
 }
 
+TEST_CASE("What the schema cannot describe is the record note and marks it an estimate") {
+  // A Qwen3-Next-like config: three linear-attention layers to one full, a state-space key, no
+  // context length; and the published configs whose vision encoder (Gemma 3) or
+  // multi-token-prediction layer (DeepSeek-V3) the counts leave out.
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / "gpuplan-test-hybrid.json";
+  std::ofstream(file) << R"({"model_type": "qwen3_next", "num_hidden_layers": 4, "hidden_size": 1024,
+    "num_attention_heads": 8, "num_key_value_heads": 2, "intermediate_size": 2816, "vocab_size": 32000,
+    "linear_num_value_heads": 16, "layer_types": ["linear_attention", "linear_attention",
+    "linear_attention", "full_attention"]})";
+  const ModelArch hybrid = model_from_record(import_model(file.string()));
+  fs::remove(file);
+  CHECK(hybrid.caveat.find("3 of its 4 layers are linear-attention") != std::string::npos);
+  CHECK(hybrid.caveat.find("no context length: 4,096 assumed") != std::string::npos);
+  CHECK(hybrid.max_context == 4096);
+  CHECK(imported("gemma-3-27b").caveat == "its vision encoder's weights are not counted");
+  CHECK(imported("deepseek-v3").caveat == "its 1 multi-token-prediction layer(s) are not counted");
+  CHECK(imported("llama-3.1-8b").caveat.empty());
+  CHECK(catalog_model("llama-3.1-8b").caveat.empty());
+}
+
 TEST_CASE("Bad model files are one error naming the file and the field") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "gpuplan-test-import";

@@ -89,7 +89,14 @@ std::string toml_of(const ImportedFields& f, const std::string& id, const std::s
   for (const auto& [k, v] : f.fields) out += k + " = " + v + "\n";
   ImportedFields tail;
   tail.set_text("source", source);
-  return out + "source = " + tail.fields[0].second + "\n";
+  if (!f.caveats.empty()) {
+    std::string note;
+    for (const auto& c : f.caveats) note += (note.empty() ? "" : "; ") + c;
+    tail.set_text("note", note);
+    tail.set_flag("estimate", true);
+  }
+  for (const auto& [k, v] : tail.fields) out += k + " = " + v + "\n";
+  return out;
 }
 }  // namespace
 

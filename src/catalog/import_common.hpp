@@ -16,6 +16,9 @@ struct ImportedFields {
   void set_text(const std::string& key, const std::string& v);
   void set_flag(const std::string& key, bool v);
   bool has(const std::string& key) const;
+  // What the record cannot describe or had to assume; written as its note, and the record is
+  // then marked an estimate.
+  std::vector<std::string> caveats;
 };
 
 // "PATH: error: KEY MESSAGE" (exit 65).

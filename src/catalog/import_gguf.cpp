@@ -269,10 +269,15 @@ ImportedFields import_gguf_header(std::string_view bytes, const std::string& pat
     f.set("qk_nope_dim", need("attention.key_length") - rope);
     f.set("v_head_dim", need("attention.value_length"));
   }
+  // Gemma 2 alternates sliding and global layers; Gemma 3 keeps one global layer in six (the
+  // pattern llama.cpp's loader sets for it); otherwise (Mistral) every layer slides.
   if (auto w = number(arch + ".attention.sliding_window"); w && *w > 0) {
     f.set("sliding_window", *w);
-    f.set("sliding_layers", arch == "gemma2" ? std::floor(layers / 2) : layers);
+    f.set("sliding_layers", arch == "gemma2" ? std::floor(layers / 2) : arch.rfind("gemma3", 0) == 0 ? layers - std::floor(layers / 6) : layers);
   }
+  if (!number(arch + ".context_length")) f.caveats.push_back("the header gives no context length: 4,096 assumed");
+  if (h.find(arch + ".ssm.state_size") || h.find(arch + ".ssm.d_state"))
+    f.caveats.push_back("its state-space (Mamba) layers are planned as attention layers");
   // The file's own weights: their exact count and bytes, from the tensors' types and shapes.
   const double elements = h.weight_elements(), weight_bytes = h.weight_bytes();
   if (!(elements > 0)) import_error(path, "tensors", "hold no weights (a GGUF model lists its tensors in its header)");

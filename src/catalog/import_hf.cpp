@@ -139,6 +139,30 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
     if (method == "mxfp4" && experts) f.set_text("native_quant", "mxfp4"), f.set_text("native_quant_scope", "experts");
     if (method == "fp8") f.set_text("native_quant", "fp8");
   }
+  // What the catalog's schema cannot describe: planned as the nearest thing it can, and said.
+  if (!number_of(c, {"max_position_embeddings", "n_positions", "max_sequence_length"}, path) && !gemma3)
+    f.caveats.push_back("the config gives no context length: 4,096 assumed");
+  double other_layers = 0;
+  if (c.contains("layer_types") && c["layer_types"].is_array())
+    for (const auto& t : c["layer_types"])
+      other_layers += !(t.is_string() && (t.get<std::string>() == "full_attention" || t.get<std::string>() == "sliding_attention"));
+  const bool hybrid = other_layers > 0 || c.contains("linear_num_value_heads") || c.contains("ssm_state_size") ||
+                      c.contains("mamba_d_state") || c.contains("hybrid_override_pattern") || c.contains("layers_block_type");
+  if (hybrid)
+    f.caveats.push_back(other_layers > 0 ? fmt::format("{:.0f} of its {:.0f} layers are linear-attention or state-space layers, "
+                                                       "planned as full attention (their KV cache and attention cost are overstated)",
+                                                       other_layers, layers)
+                                         : "its linear-attention or state-space layers are planned as full attention (their KV cache "
+                                           "and attention cost are overstated)");
+  if (auto k = number_of(c, {"index_topk"}, path); k && *k > 0)
+    f.caveats.push_back(fmt::format("its sparse attention (each query reads {:.0f} selected tokens) is planned as dense attention, "
+                                    "and the indexer's weights are not counted",
+                                    *k));
+  if (auto chunk = number_of(c, {"attention_chunk_size"}, path); chunk && *chunk > 0)
+    f.caveats.push_back(fmt::format("its chunked attention ({:.0f}-token chunks) is planned as full attention", *chunk));
+  if (auto mtp = number_of(c, {"num_nextn_predict_layers"}, path); mtp && *mtp > 0)
+    f.caveats.push_back(fmt::format("its {:.0f} multi-token-prediction layer(s) are not counted", *mtp));
+  if (root.contains("vision_config")) f.caveats.push_back("its vision encoder's weights are not counted");
   // The exact count where the checkpoint's index gives its bytes in 16-bit weights.
   const std::string dtype = text_of(root, "torch_dtype").empty() ? text_of(root, "dtype") : text_of(root, "torch_dtype");
   if (index_bytes && (dtype == "bfloat16" || dtype == "float16") && !f.has("native_quant")) f.set("params_total", *index_bytes / 2);

@@ -154,7 +154,9 @@ InferRun infer_run(const Catalog& catalog, const Scenario& s) {
     assumptions.push_back(Assumption{"weights", 0, quant_text(q.settings), "", quant_origin(s, r.job.model)});
   assumptions.insert(assumptions.end(), r.assumptions.begin(), r.assumptions.end());
   r.assumptions = std::move(assumptions);
-  std::vector<std::string> warnings = is_local(s) ? r.job.facility.warnings : r.job.facility.all_warnings();
+  std::vector<std::string> warnings = r.job.warnings;
+  const auto& facility = is_local(s) ? r.job.facility.warnings : r.job.facility.all_warnings();
+  warnings.insert(warnings.end(), facility.begin(), facility.end());
   warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
   r.warnings = std::move(warnings);
   price(r, s);

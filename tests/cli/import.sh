@@ -13,6 +13,11 @@ expect_rc 0; [ "$out" = "$catalog" ] || fail "config.json gives $out weight byte
 # gpt-oss's config names its MXFP4 experts: the default format, and it fits 16 GB.
 run infer --model "$HF/gpt-oss-20b" --gpu rtx-4080 --format json
 expect_rc 0; expect_out '"quant": "mxfp4"'; expect_out '"fits": true'
+# What the record leaves out is a warning in the answer, on stderr and in JSON.
+run infer --model "$HF/gemma-3-27b" --gpu h100-sxm --get warnings
+expect_rc 0; expect_out "the record for gemma-3-27b is an estimate: its vision encoder's weights are not counted"
+run train --model "$HF/deepseek-v3" --gpus 2048 --tokens 1T
+expect_rc 0; expect_err "deepseek-v3 is an estimate: its 1 multi-token-prediction layer(s) are not counted"
 # A catalog record of one's own, in train and in a plan.
 printf '[models.mine]\nname = "mine"\nsource = "test"\nlayers = 16\nhidden = 2048\nheads = 16\nffn = 5632\nvocab = 32000\nactivation = "swiglu"\nnorm = "rmsnorm"\ntied_embeddings = false\nmax_context = 4096\n' >"$TMP/mine.toml"
 run train --model "$TMP/mine.toml" --gpus 8 --tokens 10B --get model

@@ -29,6 +29,8 @@ struct ModelArch {
   std::string native_quant;
   bool native_quant_experts = false;
   double native_bpw = 0;  // the exact bits per parameter of that format (a GGUF file's); 0: the format's own
+  // A record marked an estimate: its note (an imported model's layers the schema cannot describe).
+  std::string caveat;
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora_rank > 0; }
