@@ -78,6 +78,12 @@ ModelArch synthesize_dense(double params) {
   return m;
 }
 
+void check_expert_split(const ModelArch& m, int ep) {
+  if (!m.moe()) fail(Exit::usage, fmt::format("ep {}: {} is a dense model; expert parallelism needs an MoE model", ep, m.id));
+  if (m.experts % ep)
+    fail(Exit::usage, fmt::format("ep {} does not divide the {} routed experts of {} (give a divisor)", ep, m.experts, m.id));
+}
+
 void validate(const ModelArch& m) {
   auto bad = [](const std::string& what) { fail(Exit::usage, what); };
   if (m.layers <= 0) bad(fmt::format("layers must be positive (got {})", m.layers));

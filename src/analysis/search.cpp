@@ -453,8 +453,7 @@ void check_layout(const ModelArch& m, const Layout& l, int seq_len) {
     fail(Exit::usage, fmt::format("interleave {} with pp {} needs at least {} layers; {} has {}", l.interleave, l.pp,
                                   l.pp * l.interleave, m.id, m.layers));
   if (seq_len % l.cp) fail(Exit::usage, fmt::format("cp {} does not divide the sequence length {}", l.cp, seq_len));
-  if (l.ep > 1 && (!m.moe() || m.experts % l.ep))
-    fail(Exit::usage, fmt::format("ep {} needs an MoE model whose expert count it divides", l.ep));
+  if (l.ep > 1) check_expert_split(m, l.ep);
   if (*offload_problem(l)) fail(Exit::usage, fmt::format("offload {}: {}", offload_name(l.offload), offload_problem(l)));
   if (l.recompute_layers > 0 && l.recompute != Recompute::full)
     fail(Exit::usage, fmt::format("recompute-layers {} needs --recompute full (it is {})", l.recompute_layers,

@@ -510,8 +510,7 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
       fail(Exit::usage, fmt::format("tp {} with ep {}: expert parallelism beside tensor-parallel attention spreads the experts "
                                     "over the same devices (give --ep equal to --tp), and --dp-attention takes no --tp",
                                     q.tp, q.ep));
-    if (!m.moe() || m.experts % q.ep)
-      fail(Exit::usage, fmt::format("ep {} needs an MoE model whose {} routed experts it divides", q.ep, m.experts));
+    check_expert_split(m, q.ep);
     is.experts_whole = true;
     ep = 1;
   }
@@ -555,8 +554,7 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     }
   }
   if (ep > 1) {
-    if (!m.moe() || m.experts % ep)
-      fail(Exit::usage, fmt::format("ep {} needs an MoE model whose {} routed experts it divides", ep, m.experts));
+    check_expert_split(m, ep);
     if (tp > 1 || pp > 1 || !serving_runtime(is.runtime))
       fail(Exit::usage, fmt::format("ep {}: expert parallelism with data-parallel attention is a serving runtime's (vllm, "
                                     "sglang, tensorrt-llm), without --pp; with --tp, give --ep equal to it",

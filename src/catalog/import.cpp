@@ -48,7 +48,8 @@ void import_error(const std::string& path, const std::string& key, const std::st
 
 bool names_a_file(const std::string& model) {
   const auto ends = [&](std::string_view s) { return model.size() >= s.size() && model.compare(model.size() - s.size(), s.size(), s) == 0; };
-  return model.find('/') != std::string::npos || ends(".json") || ends(".gguf") || ends(".toml");
+  std::error_code ec;
+  return model.find('/') != std::string::npos || ends(".json") || ends(".gguf") || ends(".toml") || fs::is_directory(model, ec);
 }
 
 namespace {

@@ -36,6 +36,11 @@ bad 66 "a model directory holds a config.json" infer --model "$TMP/noconfig"
 printf '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": -2}' >"$TMP/neg.json"
 bad 65 "num_hidden_layers" infer --model "$TMP/neg.json"
 bad 66 "cannot read" infer --model ./no-such-model.gguf
+# A model directory named without a slash is a directory all the same.
+cp -r "$HF/llama-3.1-8b" "$TMP/my-model"
+w=$(cd "$TMP" && "$GPUPLAN" memory --mode infer --model my-model --get weights_bytes) || fail "--model my-model from its parent"
+[ "$w" = "$catalog" ] || fail "--model my-model gave $w weight bytes, the catalog $catalog"
+bad 2 "ep 8: llama-3.1-8b is a dense model" infer --model llama-3.1-8b --gpu h100-sxm --ep 8
 
 # Devices too: --gpu takes a record of one's own, --gpu-memory a variant's capacity.
 printf '[accelerators.rtx-4090d-48gb]\nname = "RTX 4090D 48GB"\nvendor = "NVIDIA"\nfamily = "ada"\nmemory_bytes = "48GiB"\nmemory_bw_bytes_per_s = "1008GB/s"\nbf16_flops_per_s = "165T"\nscale_up = "pcie4"\nhost_link = "pcie4"\nlaunch_year = 2024\nsource = "test"\n' >"$TMP/dev.toml"

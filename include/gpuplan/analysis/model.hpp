@@ -70,5 +70,7 @@ constexpr double min_synth_params = 1e7, max_synth_params = 1e14;
 // Validates the shape (heads divide hidden when head_dim is implicit, and so on);
 // throws Error(usage) naming the offending field.
 void validate(const ModelArch& m);
+// Error(usage) unless `ep` devices can split the model's routed experts evenly.
+void check_expert_split(const ModelArch& m, int ep);
 
 }  // namespace gpuplan
