@@ -257,7 +257,8 @@ std::string well_formed_utf8(std::string_view text) {
 }
 
 
-std::string printable(std::string_view text) {
+namespace {
+std::string without_controls(std::string_view text, std::string_view keep) {
   const std::string in = well_formed_utf8(text);
   std::string out;
   out.reserve(in.size());
@@ -266,11 +267,15 @@ std::string printable(std::string_view text) {
     if (const std::size_t n = terminal_control(in, i)) {
       out += ' ', i += n;
     } else {
-      out += c < 0x20 || c == 0x7f ? ' ' : in[i];
+      out += (c < 0x20 || c == 0x7f) && keep.find(in[i]) == std::string_view::npos ? ' ' : in[i];
       ++i;
     }
   }
   return out;
 }
+}  // namespace
+
+std::string printable(std::string_view text) { return without_controls(text, {}); }
+std::string printable_lines(std::string_view text) { return without_controls(text, "\t\n\r"); }
 
 }  // namespace gpuplan

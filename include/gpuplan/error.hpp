@@ -45,6 +45,8 @@ std::string well_formed_utf8(std::string_view text);
 // Text for a terminal or a document line: ill-formed bytes become U+FFFD and control
 // characters (newlines, ESC) become spaces, so that a cell stays one cell and one line.
 std::string printable(std::string_view text);
+// The same for a data field that may span lines (a CSV cell): tab, LF and CR are kept.
+std::string printable_lines(std::string_view text);
 
 // A whole count (devices, racks, switches, storage units) from a double: rounded up when
 // `up`, else down. Error(no_answer) "WHAT would be V, more than MAX" when not finite or above

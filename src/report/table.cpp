@@ -149,11 +149,12 @@ std::string render_markdown(const Table& t) {
 }
 
 // RFC 4180: a field with a comma, a quote or a line break (CR or LF) is quoted. Ill-formed
-// UTF-8 becomes U+FFFD, as in JSON. Text that a spreadsheet would run as a formula (starting with
+// UTF-8 becomes U+FFFD, as in JSON; control characters a terminal would act on (ESC, C1,
+// bidirectional overrides) become spaces, as in a table, since a CSV file is also read with cat. Text that a spreadsheet would run as a formula (starting with
 // =, +, -, @, tab or CR) gets a leading apostrophe, as OWASP's CSV injection guidance says;
 // numbers ("-0.5", "+3") stay as they are.
 std::string csv_field(const std::string& s) {
-  std::string text = well_formed_utf8(s);
+  std::string text = printable_lines(s);
   if (!text.empty() && std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos) {
     char* end = nullptr;
     std::strtod(text.c_str(), &end);

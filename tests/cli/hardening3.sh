@@ -73,6 +73,12 @@ expect_rc 0; [ "$out" = "a ]0;pwned  b" ] || fail "--get plan.title printed '$ou
 printf '[models."llama-3.1-8b"]\nname = "evil\\u202Etxt"\n' >"$TMP/bidi.toml"
 run catalog show llama-3.1-8b --catalog "$TMP/bidi.toml"
 expect_rc 0; grep -q $'\xe2\x80\xae' "$TMP/out" && fail "a bidi override reached the table"
+# Nor CSV, which is read with cat too: ESC, C1 and bidi controls become spaces, line breaks stay.
+printf '[models."llama-3.1-8b"]\nname = "a\\u001b[2Jb\\u009bc\\u202Ed\\ne"\n' >"$TMP/ctl.toml"
+run catalog list models --format csv --catalog "$TMP/ctl.toml"
+expect_rc 0; expect_out '"a [2Jb c d
+e"'
+grep -q $'\xe2\x80\xae\|\xc2\x9b\|\x1b' "$TMP/out" && fail "a terminal control reached CSV"
 
 # 4. A catalog directory that cannot be read is exit 66, not skipped; *.TOML counts; a directory
 # with nothing to check says so.
