@@ -126,6 +126,7 @@ ModelArch model_from_record(const Record& r) {
   m.native_quant_experts = r.text("native_quant_scope") == "experts";
   m.native_bpw = r.number("native_bits_per_weight");
   m.stated_total = r.number("params_total");
+  m.encoder_params = r.number("encoder_params");
   m.stated_active = r.number("params_active", m.stated_total);
   return m;
 }

@@ -87,6 +87,27 @@ TEST_CASE("Imported configs count the parameters their publishers state") {
   }
 }
 
+TEST_CASE("A multimodal config counts its vision tower as weights and not as work") {
+  // Gemma 3 27B's SigLIP So400m: patch embedding 3 x 14 x 14 x 1152 + 1152, 4,096 positions
+  // (896 / 14 squared) x 1152, 27 blocks of attention (4 x 1152^2 + 4 x 1152), MLP
+  // (2 x 1152 x 4304 + 4304 + 1152) and two LayerNorms (4 x 1152), a final LayerNorm, and the
+  // 1152 x 5376 projection into the language model.
+  const double block = 4.0 * 1152 * 1152 + 4 * 1152 + 2.0 * 1152 * 4304 + 4304 + 1152 + 4 * 1152;
+  const double tower = 3.0 * 14 * 14 * 1152 + 1152 + 4096.0 * 1152 + 27 * block + 2 * 1152 + 1152.0 * 5376;
+  const ModelArch g = imported("gemma-3-27b");
+  CHECK(g.encoder_params == tower);
+  // The Gemma 3 report, Table 1: 417M vision encoder + 1,416M embedding + 25,600M non-embedding.
+  const ParamCounts pc = count_params(g), text = count_params(catalog_model("gemma-3-27b"));
+  CHECK(pc.total == Approx(27.433e9).epsilon(0.005));
+  CHECK(pc.total - text.total == Approx(tower));
+  CHECK(pc.active == text.active);  // no work per generated token
+  const Device h100 = resolve_device(builtin_catalog(), "h100-sxm");
+  InferSettings s;
+  const InferModel ig = make_infer_model(g, pc, h100, h100, s), it = make_infer_model(catalog_model("gemma-3-27b"), text, h100, h100, s);
+  CHECK(decode_step_time(ig, 1, 2048).value() == Approx(decode_step_time(it, 1, 2048).value()));
+  CHECK(inference_memory(g, pc, h100, s).weights.value() == Approx(tower * 2 + inference_memory(catalog_model("gemma-3-27b"), text, h100, s).weights.value()));
+}
+
 TEST_CASE("Imported configs hold the KV bytes per token derived by hand") {
   // 2 (K and V) x layers x KV heads x head dim x 2 bytes.
   CHECK(kv_bytes_per_token(imported("llama-3.1-8b"), 2, 1).value() == 2.0 * 32 * 8 * 128 * 2);
@@ -130,7 +151,7 @@ TEST_CASE("What the schema cannot describe is the record note and marks it an es
   CHECK(hybrid.caveat.find("3 of its 4 layers are linear-attention") != std::string::npos);
   CHECK(hybrid.caveat.find("no context length: 4,096 assumed") != std::string::npos);
   CHECK(hybrid.max_context == 4096);
-  CHECK(imported("gemma-3-27b").caveat == "its vision encoder's weights are not counted");
+  CHECK(imported("gemma-3-27b").caveat.empty());  // its SigLIP tower is counted (below)
   CHECK(imported("deepseek-v3").caveat == "its 1 multi-token-prediction layer(s) are not counted");
   CHECK(imported("llama-3.1-8b").caveat.empty());
   CHECK(catalog_model("llama-3.1-8b").caveat.empty());

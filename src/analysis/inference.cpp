@@ -25,7 +25,7 @@ Bytes weight_bytes(double params, double routed, const InferSettings& s) {
 }
 
 // Parameters of the transformer blocks alone (no embedding, no output head).
-double block_params(const ParamCounts& pc) { return pc.total - pc.embedding - pc.output; }
+double block_params(const ParamCounts& pc) { return pc.total - pc.embedding - pc.encoder - pc.output; }
 }  // namespace
 
 Runtime parse_runtime(const std::string& s) {
@@ -234,7 +234,7 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
   // A pipeline stage holds its layers' share of the blocks and, at either end, the embedding or
   // the output layer (the larger counts: the most loaded stage).
   const double stage = stage_share(m, s.pp);
-  const double stage_params = s.pp > 1 ? block_params(pc) * stage + std::max(pc.embedding, pc.output) : pc.total;
+  const double stage_params = s.pp > 1 ? block_params(pc) * stage + std::max(pc.embedding + pc.encoder, pc.output) : pc.total;
   const double routed = routed_expert_params(m, pc);
   r.weights = weight_bytes(stage_params, routed * stage, s) / static_cast<double>(s.tp);
   // Expert parallelism: every device keeps the rest whole and its share of the routed experts.
@@ -266,7 +266,7 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
     // Clamped as a double: a huge or NaN room must not reach the integer cast.
     const int on_device = room > 0 ? static_cast<int>(std::floor(std::min(room, static_cast<double>(m.layers)))) : 0;
     r.offloaded_layers = m.layers - on_device;
-    r.offloaded_bytes = per_layer * static_cast<double>(r.offloaded_layers) + weight_bytes(pc.embedding, s) / static_cast<double>(s.tp);
+    r.offloaded_bytes = per_layer * static_cast<double>(r.offloaded_layers) + weight_bytes(pc.embedding + pc.encoder, s) / static_cast<double>(s.tp);
   }
   return r;
 }
@@ -425,7 +425,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const double gmax = gemm_ceiling(im.compute, im.device, s.compute);
   // The dense part: every weight but the routed experts (and the input embedding), for own sequences.
   const double routed = routed_expert_params(m, pc);
-  const double dense_params = pc.total - pc.embedding - routed;
+  const double dense_params = pc.total - pc.embedding - pc.encoder - routed;
   const double dense_active = pc.active - pc.embedding - layers * k * pc.expert;
   const Seconds t_dense =
       std::max(stream_time(im, weight_bytes(dense_params, s)),

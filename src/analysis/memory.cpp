@@ -69,7 +69,7 @@ StageParams stage_params(const ModelArch& m, const ParamCounts& pc, const Layout
   }
   const bool has_first = !last_stage || l.pp == 1;
   const bool has_last = last_stage || l.pp == 1;
-  if (has_first) p.dense += pc.embedding / l.tp;
+  if (has_first) p.dense += (pc.embedding + pc.encoder) / l.tp;
   // The last stage holds the output projection (a copy of the embedding when tied and pp > 1).
   if (has_last) {
     const double final_norm = (m.layernorm ? 2.0 : 1.0) * m.hidden;

@@ -39,13 +39,14 @@ ParamCounts count_params(const ModelArch& m) {
     p.moe_mlp_total = (m.experts + m.shared_experts) * p.expert + router;
     p.moe_mlp_active = (m.active_experts + m.shared_experts) * p.expert + router;
   }
+  p.encoder = m.encoder_params;
   p.embedding = static_cast<double>(m.vocab) * h + (m.learned_positions ? static_cast<double>(m.max_context) * h : 0);
   p.output = (m.tied_embeddings ? 0 : static_cast<double>(m.vocab) * h) + (m.layernorm ? 2 : 1) * h;
   p.largest_tensor = std::max(p.largest_tensor, static_cast<double>(m.vocab) * h);
   const int dense = m.moe() ? m.dense_layers : m.layers;
   const int moe = m.moe_layers();
   const double blocks_common = m.layers * (p.attention + p.norms);
-  p.total = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_total + p.embedding + p.output;
+  p.total = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_total + p.embedding + p.encoder + p.output;
   p.active = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_active + p.embedding + p.output;
   return p;
 }

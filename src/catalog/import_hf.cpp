@@ -42,6 +42,26 @@ std::string text_of(const json& c, const char* key) {
   const auto it = c.find(key);
   return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
+// A ViT encoder tower as SigLIP and CLIP build it (their transformers modelling code): patch
+// embedding (a C x p x p convolution with bias), one learned position per patch, L pre-norm blocks
+// of attention (four h x h matrices with biases) and a two-matrix MLP (with biases), two
+// LayerNorms a block and one after; then one h x d projection into the language model's width (Gemma 3's
+// multimodal projector). SigLIP So400m (h 1152, MLP 4304, 27 layers, patch 14 of 896) comes to
+// 416.9M, the Gemma 3 report's 417M vision encoder. Empty when the config lacks the shape.
+std::optional<double> vit_params(const json& v, double text_hidden, const std::string& path) {
+  if (!v.is_object()) return std::nullopt;
+  const auto h = number_of(v, {"hidden_size", "embed_dim"}, path);
+  const auto f = number_of(v, {"intermediate_size"}, path);
+  const auto layers = number_of(v, {"num_hidden_layers", "depth"}, path);
+  const auto patch = number_of(v, {"patch_size"}, path);
+  if (!h || !f || !layers || !patch || *h <= 0 || *f <= 0 || *layers <= 0 || *patch <= 0) return std::nullopt;
+  const double channels = number_of(v, {"num_channels", "in_channels"}, path).value_or(3);
+  const double image = number_of(v, {"image_size"}, path).value_or(0);
+  const double positions = image > 0 ? std::pow(std::floor(image / *patch), 2) : 0;
+  const double block = 4 * *h * *h + 4 * *h + 2 * *h * *f + *f + *h + 4 * *h;
+  return channels * *patch * *patch * *h + *h + positions * *h + *layers * block + 2 * *h + *h * text_hidden;
+}
+
 }  // namespace
 
 ImportedFields import_hf_config(std::string_view text, const std::string& path, std::optional<double> index_bytes) {
@@ -162,7 +182,16 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
     f.caveats.push_back(fmt::format("its chunked attention ({:.0f}-token chunks) is planned as full attention", *chunk));
   if (auto mtp = number_of(c, {"num_nextn_predict_layers"}, path); mtp && *mtp > 0)
     f.caveats.push_back(fmt::format("its {:.0f} multi-token-prediction layer(s) are not counted", *mtp));
-  if (root.contains("vision_config")) f.caveats.push_back("its vision encoder's weights are not counted");
+  if (root.contains("vision_config")) {
+    if (const auto tower = vit_params(root["vision_config"], hidden, path)) {
+      f.set("encoder_params", *tower);
+      const std::string kind = text_of(root["vision_config"], "model_type");
+      if (kind != "siglip_vision_model" && kind != "clip_vision_model")
+        f.caveats.push_back(fmt::format("its vision encoder ({}) is counted as a plain ViT from vision_config", kind.empty() ? "unnamed" : kind));
+    } else {
+      f.caveats.push_back("its vision encoder's weights are not counted (vision_config lacks the ViT's shape)");
+    }
+  }
   // The exact count where the checkpoint's index gives its bytes in 16-bit weights.
   const std::string dtype = text_of(root, "torch_dtype").empty() ? text_of(root, "dtype") : text_of(root, "torch_dtype");
   if (index_bytes && (dtype == "bfloat16" || dtype == "float16") && !f.has("native_quant")) f.set("params_total", *index_bytes / 2);

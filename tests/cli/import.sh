@@ -14,8 +14,11 @@ expect_rc 0; [ "$out" = "$catalog" ] || fail "config.json gives $out weight byte
 run infer --model "$HF/gpt-oss-20b" --gpu rtx-4080 --format json
 expect_rc 0; expect_out '"quant": "mxfp4"'; expect_out '"fits": true'
 # What the record leaves out is a warning in the answer, on stderr and in JSON.
-run infer --model "$HF/gemma-3-27b" --gpu h100-sxm --get warnings
-expect_rc 0; expect_out "the record for gemma-3-27b is an estimate: its vision encoder's weights are not counted"
+run infer --model "$HF/deepseek-v3" --gpu h200 --gpus 8 --get warnings
+expect_rc 0; expect_out "the record for deepseek-v3 is an estimate: its 1 multi-token-prediction layer(s) are not counted"
+# A multimodal checkpoint's vision tower is weights (Gemma 3's SigLIP and projector: 423M).
+run catalog import "$HF/gemma-3-27b"
+expect_rc 0; expect_out 'encoder_params = 423059184'
 run train --model "$HF/deepseek-v3" --gpus 2048 --tokens 1T
 expect_rc 0; expect_err "deepseek-v3 is an estimate: its 1 multi-token-prediction layer(s) are not counted"
 # A catalog record of one's own, in train and in a plan.

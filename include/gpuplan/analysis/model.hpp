@@ -24,6 +24,9 @@ struct ModelArch {
   int experts = 0, active_experts = 0, shared_experts = 0, expert_ffn = 0, dense_layers = 0;
   int q_lora_rank = 0, kv_lora_rank = 0, qk_rope_dim = 0, qk_nope_dim = 0, v_head_dim = 0;
   double stated_total = 0, stated_active = 0;
+  // A multimodal checkpoint's vision or audio encoder and projector: weights held beside the
+  // language model (on its first pipeline stage), with no work per generated token.
+  double encoder_params = 0;
   // The format the published checkpoint ships in ("mxfp4" for gpt-oss), the default quantisation;
   // empty: bf16. With native_quant_experts, only the routed experts are in it.
   std::string native_quant;
@@ -49,6 +52,7 @@ struct ParamCounts {
   double moe_mlp_total = 0; // per MoE layer: routed + shared experts + router
   double moe_mlp_active = 0;
   double embedding = 0;     // input embedding (and learned positions)
+  double encoder = 0;       // a multimodal checkpoint's encoder tower: in total (first stage), not in active
   double output = 0;        // output projection when untied, plus the final norm
   double largest_tensor = 0;  // the biggest single weight matrix (DeepSpeed's "largest layer")
   double total = 0;
