@@ -108,6 +108,42 @@ TEST_CASE("A multimodal config counts its vision tower as weights and not as wor
   CHECK(inference_memory(g, pc, h100, s).weights.value() == Approx(tower * 2 + inference_memory(catalog_model("gemma-3-27b"), text, h100, s).weights.value()));
 }
 
+TEST_CASE("Llama 4 imports with its interleaved MoE layers and chunked attention") {
+  // Meta's model cards: Scout 109B total and 17B active, Maverick 400B and 17B. Scout: every
+  // layer MoE (16 routed experts of width 8192, one of them per token, and a shared one); three
+  // layers in four attend within 8,192-token chunks, every fourth globally.
+  const ModelArch scout = imported("llama-4-scout");
+  CHECK(scout.experts == 16);
+  CHECK(scout.shared_experts == 1);
+  CHECK(scout.expert_ffn == 8192);
+  CHECK(scout.dense_layers == 0);
+  CHECK(scout.sliding_window == 8192);
+  CHECK(scout.sliding_layers == 36);
+  CHECK(count_params(scout).total == Approx(109e9).epsilon(0.005));
+  CHECK(count_params(scout).active == Approx(17e9).epsilon(0.02));
+  // At 32,768 tokens the 12 global layers hold them all, the 36 chunked ones a chunk:
+  // 2 (K and V) x 8 KV heads x 128 x 2 bytes a layer and token.
+  CHECK(kv_cache_bytes(scout, 2, 1, 32768, 1).value() == Approx(2.0 * 8 * 128 * 2 * (12 * 32768 + 36 * 8192)));
+  // Maverick: 128 experts on every second layer; the other 24 are dense MLPs of width 16384.
+  namespace fs = std::filesystem;
+  std::ifstream in(data + "llama-4-scout/config.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto replace = [&](const std::string& a, const std::string& b) { text.replace(text.find(a), a.size(), b); };
+  replace("\"interleave_moe_layer_step\": 1", "\"interleave_moe_layer_step\": 2");
+  replace("\"num_local_experts\": 16", "\"num_local_experts\": 128");
+  const auto from = text.find("\"moe_layers\"");
+  text.erase(from, text.find("],", from) + 2 - from);
+  const fs::path file = fs::temp_directory_path() / "gpuplan-test-maverick.json";
+  std::ofstream(file) << text;
+  const ModelArch maverick = model_from_record(import_model(file.string()));
+  fs::remove(file);
+  CHECK(maverick.experts == 128);
+  CHECK(maverick.dense_layers == 24);
+  CHECK(maverick.ffn == 16384);
+  CHECK(count_params(maverick).total == Approx(400e9).epsilon(0.005));
+  CHECK(count_params(maverick).active == Approx(17e9).epsilon(0.02));
+}
+
 TEST_CASE("Imported configs hold the KV bytes per token derived by hand") {
   // 2 (K and V) x layers x KV heads x head dim x 2 bytes.
   CHECK(kv_bytes_per_token(imported("llama-3.1-8b"), 2, 1).value() == 2.0 * 32 * 8 * 128 * 2);

@@ -110,20 +110,32 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   f.set_flag("qkv_bias", flag_of(c, "attention_bias", type == "qwen2" || type == "qwen2_moe"));
 
   // Mixture of experts: routed experts, experts per token, shared experts, leading dense layers.
+  // Llama 4 names its dense MLP's width intermediate_size_mlp and its experts' intermediate_size,
+  // keeps one shared expert beside the routed ones, and interleaves MoE layers (every
+  // interleave_moe_layer_step-th, listed in moe_layers): as many leading dense layers count the same.
+  const bool llama4 = type.rfind("llama4", 0) == 0;
   const auto experts = number_of(c, {"num_local_experts", "num_experts", "n_routed_experts"}, path);
-  const double ffn = required(c, {"intermediate_size", "n_inner", "ffn_dim"}, path);
+  const double width = required(c, {"intermediate_size", "n_inner", "ffn_dim"}, path);
+  const double ffn = number_of(c, {"intermediate_size_mlp"}, path).value_or(width);
   f.set("ffn", ffn);
   if (experts && *experts > 1) {
     f.set("experts", *experts);
     f.set("active_experts", required(c, {"num_experts_per_tok", "experts_per_token", "moe_topk"}, path));
-    const double expert_ffn = number_of(c, {"moe_intermediate_size", "expert_intermediate_size"}, path).value_or(ffn);
+    const double expert_ffn = number_of(c, {"moe_intermediate_size", "expert_intermediate_size"}, path).value_or(width);
     f.set("expert_ffn", expert_ffn);
     if (auto shared = number_of(c, {"n_shared_experts", "num_shared_experts"}, path); shared && *shared > 0) {
       f.set("shared_experts", *shared);
-    } else if (auto width = number_of(c, {"shared_expert_intermediate_size"}, path); width && *width > 0) {
-      f.set("shared_experts", std::max(1.0, std::round(*width / expert_ffn)));  // Qwen2-MoE: one wide shared expert
+    } else if (auto shared_width = number_of(c, {"shared_expert_intermediate_size"}, path); shared_width && *shared_width > 0) {
+      f.set("shared_experts", std::max(1.0, std::round(*shared_width / expert_ffn)));  // Qwen2-MoE: one wide shared expert
     }
     if (auto dense = number_of(c, {"first_k_dense_replace"}, path); dense && *dense > 0) f.set("dense_layers", *dense);
+    if (llama4) {
+      f.set("shared_experts", 1);
+      double moe_layers = std::floor(layers / std::max(1.0, number_of(c, {"interleave_moe_layer_step"}, path).value_or(1)));
+      if (c.contains("moe_layers") && c["moe_layers"].is_array() && !c["moe_layers"].empty())
+        moe_layers = static_cast<double>(c["moe_layers"].size());
+      if (moe_layers < layers) f.set("dense_layers", layers - moe_layers);
+    }
   }
   // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2).
   if (auto r = number_of(c, {"kv_lora_rank"}, path); r && *r > 0) {
@@ -152,6 +164,20 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
       f.set("sliding_layers", sliding);
     }
   }
+  // Chunked attention (Llama 4): a layer attends within its chunk only, so its cache holds at
+  // most a chunk, as a window would. The chunked layers are the RoPE ones (no_rope_layers 1);
+  // every no_rope_layer_interval-th (4th) layer is global.
+  if (auto chunk = number_of(c, {"attention_chunk_size"}, path); chunk && *chunk > 0 && *chunk < 1e9 && !f.has("sliding_window")) {
+    double chunked = layers - std::floor(layers / std::max(1.0, number_of(c, {"no_rope_layer_interval"}, path).value_or(4)));
+    if (c.contains("no_rope_layers") && c["no_rope_layers"].is_array() && c["no_rope_layers"].size() == static_cast<std::size_t>(layers)) {
+      chunked = 0;
+      for (const auto& t : c["no_rope_layers"]) chunked += t.is_number() && t.get<double>() != 0;
+    }
+    if (chunked > 0) {
+      f.set("sliding_window", *chunk);
+      f.set("sliding_layers", chunked);
+    }
+  }
   // The checkpoint's own format: gpt-oss ships MXFP4 experts (quantization_config quant_method mxfp4).
   if (c.contains("quantization_config") || root.contains("quantization_config")) {
     const json& q = root.contains("quantization_config") ? root["quantization_config"] : c["quantization_config"];
@@ -178,8 +204,6 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
     f.caveats.push_back(fmt::format("its sparse attention (each query reads {:.0f} selected tokens) is planned as dense attention, "
                                     "and the indexer's weights are not counted",
                                     *k));
-  if (auto chunk = number_of(c, {"attention_chunk_size"}, path); chunk && *chunk > 0)
-    f.caveats.push_back(fmt::format("its chunked attention ({:.0f}-token chunks) is planned as full attention", *chunk));
   if (auto mtp = number_of(c, {"num_nextn_predict_layers"}, path); mtp && *mtp > 0)
     f.caveats.push_back(fmt::format("its {:.0f} multi-token-prediction layer(s) are not counted", *mtp));
   if (root.contains("vision_config")) {
