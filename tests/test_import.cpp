@@ -54,7 +54,7 @@ void same_shape(const ModelArch& a, const ModelArch& b) {
 TEST_CASE("Hugging Face configs import as the catalog's records of the same models") {
   for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-20b", "gemma-2-9b", "mixtral-8x7b", "qwen2.5-32b",
                          "gemma-3-27b", "llama-3.2-1b", "phi-4", "mistral-7b", "qwen3-8b", "kimi-k2", "qwen3-235b-a22b",
-                         "llama-3.1-405b", "llama-2-7b"}) {
+                         "llama-3.1-405b", "llama-2-7b", "llama-3.2-3b", "qwen2.5-14b", "qwen2.5-7b", "qwen3-32b"}) {
     INFO(id);
     same_shape(imported(id), catalog_model(id));
   }
@@ -75,12 +75,15 @@ TEST_CASE("Imported configs count the parameters their publishers state") {
   // Mixtral 8x7B 46.7B (model cards), Qwen2.5-32B 32.8B (its safetensors on the Hugging Face hub;
   // the card's 32.5B is rounded down), Llama 3.2 1B 1.23B, Phi-4 14.7B, Mistral 7B 7.24B, Qwen3 8B
   // 8.19B, Qwen3 235B-A22B 235B (model cards), Llama 3.1 405B 405.85B and Llama 2 7B 6,738,415,616
-  // (safetensors counts). Within 0.5%.
+  // (safetensors counts); Llama 3.2 3B 3.21B, Qwen2.5 3B 3.09B, 7B 7.61B and 14B 14.7B, Qwen3 14B
+  // 14.8B and 32B 32.8B (model cards). Within 0.5%.
   const std::pair<const char*, double> published[] = {{"llama-3.1-8b", 8.03e9},  {"qwen3-30b-a3b", 30.5e9}, {"deepseek-v3", 671e9},
                                                       {"gpt-oss-20b", 20.91e9},  {"gemma-2-9b", 9.24e9},    {"mixtral-8x7b", 46.7e9},
                                                       {"qwen2.5-32b", 32.8e9},   {"llama-3.2-1b", 1.23e9},  {"phi-4", 14.7e9},
                                                       {"mistral-7b", 7.24e9},    {"qwen3-8b", 8.19e9},      {"qwen3-235b-a22b", 235e9},
-                                                      {"llama-3.1-405b", 405.85e9}, {"llama-2-7b", 6.738e9}};
+                                                      {"llama-3.1-405b", 405.85e9}, {"llama-2-7b", 6.738e9},
+                                                      {"llama-3.2-3b", 3.21e9},  {"qwen2.5-3b", 3.09e9},    {"qwen2.5-7b", 7.61e9},
+                                                      {"qwen2.5-14b", 14.7e9},   {"qwen3-14b", 14.8e9},     {"qwen3-32b", 32.8e9}};
   for (const auto& [id, total] : published) {
     INFO(id);
     CHECK(count_params(imported(id)).total == Approx(total).epsilon(0.005));
@@ -149,6 +152,14 @@ TEST_CASE("Imported configs hold the KV bytes per token derived by hand") {
   CHECK(kv_bytes_per_token(imported("llama-3.1-8b"), 2, 1).value() == 2.0 * 32 * 8 * 128 * 2);
   CHECK(kv_bytes_per_token(imported("qwen3-30b-a3b"), 2, 1).value() == 2.0 * 48 * 4 * 128 * 2);
   CHECK(kv_bytes_per_token(imported("gemma-2-9b"), 2, 1).value() == 2.0 * 42 * 8 * 256 * 2);
+  CHECK(kv_bytes_per_token(imported("llama-3.2-3b"), 2, 1).value() == 2.0 * 28 * 8 * 128 * 2);
+  CHECK(kv_bytes_per_token(imported("qwen2.5-3b"), 2, 1).value() == 2.0 * 36 * 2 * 128 * 2);  // 2048 / 16 heads
+  CHECK(kv_bytes_per_token(imported("qwen2.5-7b"), 2, 1).value() == 2.0 * 28 * 4 * 128 * 2);  // 3584 / 28 heads
+  CHECK(kv_bytes_per_token(imported("qwen2.5-14b"), 2, 1).value() == 2.0 * 48 * 8 * 128 * 2);
+  CHECK(kv_bytes_per_token(imported("qwen3-14b"), 2, 1).value() == 2.0 * 40 * 8 * 128 * 2);
+  CHECK(kv_bytes_per_token(imported("qwen3-32b"), 2, 1).value() == 2.0 * 64 * 8 * 128 * 2);
+  // Llama 4 Scout's 48 layers at 8 KV heads of 128 (within a chunk, every layer holds them all).
+  CHECK(kv_bytes_per_token(imported("llama-4-scout"), 2, 1).value() == 2.0 * 48 * 8 * 128 * 2);
   // MLA: the latent (512) and the rotary key (64) once per layer.
   CHECK(kv_bytes_per_token(imported("deepseek-v3"), 2, 1).value() == 61.0 * (512 + 64) * 2);
   // Gemma 2's sliding layers hold at most 4,096 tokens: at 8,192 half the layers hold half.
