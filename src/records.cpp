@@ -127,6 +127,10 @@ ModelArch model_from_record(const Record& r) {
   m.native_bpw = r.number("native_bits_per_weight");
   m.stated_total = r.number("params_total");
   m.encoder_params = r.number("encoder_params");
+  m.attn_output_gate = r.flag("attn_output_gate");
+  m.linear_layers = i("linear_layers");
+  m.linear_params = r.number("linear_params");
+  m.linear_state_bytes = r.number("linear_state_bytes");
   m.stated_active = r.number("params_active", m.stated_total);
   return m;
 }

@@ -147,6 +147,31 @@ TEST_CASE("Llama 4 imports with its interleaved MoE layers and chunked attention
   CHECK(count_params(maverick).active == Approx(17e9).epsilon(0.02));
 }
 
+TEST_CASE("A hybrid config counts its Gated DeltaNet layers and their fixed state") {
+  // Qwen3-Coder-Next (Qwen3-Next's shape): 36 of 48 layers are Gated DeltaNet (16 key heads and
+  // 32 value heads of 128, kernel 4), the other 12 gated attention (16 heads of 256, 2 KV heads).
+  const ModelArch q = imported("qwen3-coder-next");
+  CHECK(q.linear_layers == 36);
+  CHECK(q.attn_output_gate);
+  // One DeltaNet mixer: in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096), in_proj_ba 2048 x 64, the
+  // convolution 8192 x 4, A_log and dt_bias 32 each, the norm 128, out_proj 4096 x 2048.
+  CHECK(q.linear_params == 2048.0 * 12288 + 2048 * 64 + 8192 * 4 + 64 + 128 + 4096.0 * 2048);
+  // Its checkpoint holds 79,674,391,296 parameters (its safetensors total, as a public test
+  // transcribes it; the model card says 80B): within 0.01% (the shared expert's gate and the q/k
+  // norms, 104k, are not counted).
+  const ParamCounts pc = count_params(q);
+  CHECK(pc.total == Approx(79674391296.0).epsilon(1e-4));
+  CHECK(pc.total - pc.active == Approx(48.0 * (512 - 10) * 3 * 2048 * 512));
+  // The KV cache: 12 layers x 2 (K and V) x 2 heads x 256 x 2 bytes a token; the state: 36 x
+  // (32 x 128 x 128 x 4 bytes of recurrence + (2 x 2048 + 4096) x 3 x 2 bytes of convolution)
+  // a sequence, whatever its length.
+  CHECK(kv_bytes_per_token(q, 2, 1).value() == 12.0 * 2 * 2 * 256 * 2);
+  const double state = 36.0 * (32 * 128 * 128 * 4 + 8192 * 3 * 2);
+  CHECK(kv_cache_bytes(q, 2, 1, 4096, 3).value() == Approx(3 * (12.0 * 2 * 2 * 256 * 2 * 4096 + state)));
+  CHECK(kv_cache_bytes(q, 2, 2, 4096, 1).value() == Approx(12.0 * 2 * 1 * 256 * 2 * 4096 + state / 2));  // tp 2
+  CHECK(q.caveat.empty());
+}
+
 TEST_CASE("Imported configs hold the KV bytes per token derived by hand") {
   // 2 (K and V) x layers x KV heads x head dim x 2 bytes.
   CHECK(kv_bytes_per_token(imported("llama-3.1-8b"), 2, 1).value() == 2.0 * 32 * 8 * 128 * 2);

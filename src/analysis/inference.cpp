@@ -192,18 +192,22 @@ int runtime_max_seqs(Runtime r, const Device& d) {
 
 Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp) {
   // MLA caches the compressed latent and the rotary key once per layer, whole on every rank.
-  if (m.mla()) return bytes(static_cast<double>(m.layers) * (m.kv_lora_rank + m.qk_rope_dim) * elem_bytes);
+  const double layers = m.attention_layers();
+  if (m.mla()) return bytes(layers * (m.kv_lora_rank + m.qk_rope_dim) * elem_bytes);
   const int heads = std::max(1, (m.kv_heads + tp - 1) / tp);
-  return bytes(2.0 * m.layers * heads * m.head_dim * elem_bytes);
+  return bytes(2.0 * layers * heads * m.head_dim * elem_bytes);
 }
 
 Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch) {
-  const Bytes per_layer = kv_bytes_per_token(m, elem_bytes, tp) / static_cast<double>(m.layers);
+  const int layers = m.attention_layers();
+  const Bytes per_layer = layers > 0 ? kv_bytes_per_token(m, elem_bytes, tp) / static_cast<double>(layers) : bytes(0);
   int sliding = 0;
-  if (m.sliding_window > 0) sliding = m.sliding_layers > 0 ? m.sliding_layers : m.layers;
-  const double tokens = static_cast<double>(m.layers - sliding) * static_cast<double>(context) +
+  if (m.sliding_window > 0) sliding = m.sliding_layers > 0 ? m.sliding_layers : layers;
+  const double tokens = static_cast<double>(layers - sliding) * static_cast<double>(context) +
                         static_cast<double>(sliding) * static_cast<double>(std::min(context, m.sliding_window));
-  return per_layer * (tokens * batch);
+  // A hybrid's linear layers hold their state whatever the context, split with their heads.
+  const Bytes state = bytes(m.linear_layers * m.linear_state_bytes / tp);
+  return (per_layer * tokens + state) * static_cast<double>(batch);
 }
 
 std::string unified_limit_note(const Device& d, const InferMemory& mem) {
@@ -392,7 +396,7 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
   const double n = static_cast<double>(tokens) * prompts;
-  const Flops attention = flops(2.0 * m.layers * static_cast<double>(tokens) * static_cast<double>(tokens) *
+  const Flops attention = flops(2.0 * m.attention_layers() * static_cast<double>(tokens) * static_cast<double>(tokens) *
                                 static_cast<double>(m.q_width()) * prompts);
   // Layer splits run one device at a time; tensor and expert parallelism share the work.
   const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;
@@ -431,7 +435,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
       std::max(stream_time(im, weight_bytes(dense_params, s)),
                Seconds(flops(2 * dense_active * own) / (peak * gemm_curve(gmax, im.compute.gemm_half, own, m.hidden, m.hidden))));
   const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, 1, static_cast<long>(std::ceil(context)), static_cast<int>(own));
-  const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * own);
+  const Flops attention = flops(4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * context * own);
   const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / (peak * im.compute.gemm_max)));
   // The experts: those of the device's share that the batch touches, in one grouped GEMM over
   // the routed tokens' rows (expert_efficiency).
@@ -546,7 +550,7 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   const Seconds linear = serving_runtime(s.runtime)
                              ? linear_compute(im, rows, tp_div)
                              : seconds(2 * (im.params.active - im.params.embedding) * rows / (peak.value() * im.compute.gemm_max));
-  const Flops attention = flops(4.0 * m.layers * static_cast<double>(m.q_width()) * context * rows / tp_div);
+  const Flops attention = flops(4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * context * rows / tp_div);
   const Seconds t_linear = std::max(stream_time(im, blocks * share + head), linear);
   const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / (peak * im.compute.gemm_max)));
   return t_linear + t_attention + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, rows);

@@ -24,11 +24,14 @@ ParamCounts count_params(const ModelArch& m) {
     p.largest_tensor = std::max({h * m.q_lora_rank, o, static_cast<double>(m.q_lora_rank) * m.heads * qk_head});
   } else {
     const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
-    p.attention = 2 * h * qw + 2 * h * kvw;
+    p.attention = 2 * h * qw + 2 * h * kvw + (m.attn_output_gate ? h * qw : 0);
     if (m.qkv_bias || m.linear_bias) p.attention += qw + 2 * kvw;
     if (m.linear_bias) p.attention += h;
     p.largest_tensor = h * qw;
   }
+  // A hybrid's linear mixers take the place of attention in their layers; per layer, the average.
+  if (m.linear_layers > 0 && m.layers > 0)
+    p.attention = (m.attention_layers() * p.attention + m.linear_layers * m.linear_params) / m.layers;
   p.norms = (m.layernorm ? 4 : 2) * h;
   const double mats = m.gated() ? 3 : 2;
   p.dense_mlp = mats * h * m.ffn + (m.linear_bias ? m.ffn + h : 0);

@@ -125,7 +125,7 @@ void set_precision(StepSettings& st, DType compute) {
 double model_flops_per_token(const ModelArch& m, const ParamCounts& pc, int seq_len, bool frozen_base, bool causal) {
   // Embedding lookups are not matrix products: exclude the input embedding from N.
   const double n = pc.active - pc.embedding + (m.tied_embeddings ? pc.embedding : 0);
-  return (frozen_base ? 4 : 6) * n + (causal ? 6.0 : 12.0) * m.layers * seq_len * static_cast<double>(m.q_width());
+  return (frozen_base ? 4 : 6) * n + (causal ? 6.0 : 12.0) * m.attention_layers() * seq_len * static_cast<double>(m.q_width());
 }
 
 std::string mfu_convention(const TrainSettings& st) {

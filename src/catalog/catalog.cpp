@@ -148,6 +148,11 @@ std::optional<Contradiction> contradiction(const Record& r, const Kinds& kinds) 
       return bad("dense_layers", fmt::format("{:.0f} is more than the {:.0f} layers", n("dense_layers"), layers));
     if (r.has("sliding_layers") && n("sliding_layers") > layers)
       return bad("sliding_layers", fmt::format("{:.0f} is more than the {:.0f} layers", n("sliding_layers"), layers));
+    if (r.has("linear_layers") && n("linear_layers") + n("sliding_layers") > layers)
+      return bad("linear_layers", fmt::format("{:.0f} linear layers and {:.0f} sliding ones are more than the {:.0f} layers",
+                                              n("linear_layers"), n("sliding_layers"), layers));
+    if (n("linear_layers") > 0 && (!r.has("linear_params") || !r.has("linear_state_bytes")))
+      return bad("linear_layers", "linear layers need linear_params and linear_state_bytes");
     if (experts > 1 && !r.has("active_experts")) return bad("experts", "an MoE model needs active_experts (routed experts per token)");
     if (r.has("active_experts") && n("active_experts") > experts)
       return bad("active_experts", fmt::format("{:.0f} routed experts per token, more than the {:.0f} experts", n("active_experts"), experts));

@@ -42,6 +42,37 @@ std::string text_of(const json& c, const char* key) {
   const auto it = c.find(key);
   return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
+// Gated DeltaNet layers (Qwen3-Next, Qwen3.5; transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz
+// h x (2 nk dk + 2 nv dv), in_proj_ba h x 2 nv, a depthwise convolution of kernel K over the
+// 2 nk dk + nv dv channels of Q, K and V, A_log and dt_bias (nv each), a gated RMSNorm (dv) and
+// out_proj nv dv x h. Their state per sequence: the recurrent nv x dk x dv matrix (in the
+// config's mamba_ssm_dtype, which Qwen3.5's configs set to float32; float32 where it is absent, as
+// transformers' reference recurrence keeps it) and the convolution's last K - 1 inputs (16-bit). The layers are those layer_types names linear_attention, else all but
+// every full_attention_interval-th. Empty without the linear_* keys.
+struct LinearMixer {
+  double layers = 0, params = 0, state_bytes = 0;
+};
+std::optional<LinearMixer> gated_deltanet(const json& c, double layers, const std::string& path) {
+  const auto nk = number_of(c, {"linear_num_key_heads"}, path), nv = number_of(c, {"linear_num_value_heads"}, path);
+  const auto dk = number_of(c, {"linear_key_head_dim"}, path), dv = number_of(c, {"linear_value_head_dim"}, path);
+  if (!nk || !nv || !dk || !dv || *nk <= 0 || *nv <= 0 || *dk <= 0 || *dv <= 0) return std::nullopt;
+  const double h = required(c, {"hidden_size"}, path);
+  const double kernel = number_of(c, {"linear_conv_kernel_dim"}, path).value_or(4);
+  LinearMixer g;
+  if (c.contains("layer_types") && c["layer_types"].is_array()) {
+    for (const auto& t : c["layer_types"]) g.layers += t.is_string() && t.get<std::string>() == "linear_attention";
+  } else {
+    const double interval = std::max(1.0, number_of(c, {"full_attention_interval"}, path).value_or(4));
+    g.layers = layers - std::floor(layers / interval);
+  }
+  if (g.layers <= 0) return std::nullopt;
+  const double key = *nk * *dk, value = *nv * *dv, conv = 2 * key + value;
+  g.params = h * (2 * key + 2 * value) + h * 2 * *nv + conv * kernel + 2 * *nv + *dv + value * h;
+  const double state_elem = text_of(c, "mamba_ssm_dtype") == "bfloat16" || text_of(c, "mamba_ssm_dtype") == "float16" ? 2 : 4;
+  g.state_bytes = *nv * *dk * *dv * state_elem + conv * (kernel - 1) * 2;
+  return g;
+}
+
 // A ViT encoder tower as SigLIP and CLIP build it (their transformers modelling code): patch
 // embedding (a C x p x p convolution with bias), one learned position per patch, L pre-norm blocks
 // of attention (four h x h matrices with biases) and a two-matrix MLP (with biases), two
@@ -192,7 +223,15 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   if (c.contains("layer_types") && c["layer_types"].is_array())
     for (const auto& t : c["layer_types"])
       other_layers += !(t.is_string() && (t.get<std::string>() == "full_attention" || t.get<std::string>() == "sliding_attention"));
-  const bool hybrid = other_layers > 0 || c.contains("linear_num_value_heads") || c.contains("ssm_state_size") ||
+  // Gated DeltaNet (Qwen3-Next, Qwen3.5): counted exactly; other linear mixers are not.
+  if (const auto gdn = gated_deltanet(c, layers, path)) {
+    f.set("linear_layers", gdn->layers);
+    f.set("linear_params", gdn->params);
+    f.set("linear_state_bytes", gdn->state_bytes);
+    other_layers -= gdn->layers;
+  }
+  if (type == "qwen3_next" || flag_of(c, "attn_output_gate", false)) f.set_flag("attn_output_gate", true);
+  const bool hybrid = other_layers > 0 || (!f.has("linear_layers") && c.contains("linear_num_value_heads")) || c.contains("ssm_state_size") ||
                       c.contains("mamba_d_state") || c.contains("hybrid_override_pattern") || c.contains("layers_block_type");
   if (hybrid)
     f.caveats.push_back(other_layers > 0 ? fmt::format("{:.0f} of its {:.0f} layers are linear-attention or state-space layers, "
@@ -204,7 +243,7 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
     f.caveats.push_back(fmt::format("its sparse attention (each query reads {:.0f} selected tokens) is planned as dense attention, "
                                     "and the indexer's weights are not counted",
                                     *k));
-  if (auto mtp = number_of(c, {"num_nextn_predict_layers"}, path); mtp && *mtp > 0)
+  if (auto mtp = number_of(c, {"num_nextn_predict_layers", "mtp_num_hidden_layers"}, path); mtp && *mtp > 0)
     f.caveats.push_back(fmt::format("its {:.0f} multi-token-prediction layer(s) are not counted", *mtp));
   if (root.contains("vision_config")) {
     if (const auto tower = vit_params(root["vision_config"], hidden, path)) {

@@ -36,7 +36,8 @@ model() {
 model $'experts = 8\nactive_experts = 2\ndense_layers = 10' >"$TMP/m1.toml"
 model $'experts = 8\nactive_experts = 9' >"$TMP/m2.toml"
 model 'kv_heads = 5' >"$TMP/m3.toml"
-for f in m1:dense_layers m2:active_experts m3:kv_heads; do
+model $'linear_layers = 2\nlinear_params = "30M"' >"$TMP/m4.toml"  # no state, and no attention layer left
+for f in m1:dense_layers m2:active_experts m3:kv_heads m4:linear_layers; do
   run catalog check "$TMP/${f%%:*}.toml"
   expect_rc 65; expect_err "model 'bad': ${f#*:}"
   run infer --model bad --catalog "$TMP/${f%%:*}.toml"

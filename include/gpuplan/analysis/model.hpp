@@ -20,6 +20,11 @@ struct ModelArch {
   long max_context = 0;
   long sliding_window = 0;
   int sliding_layers = 0;
+  bool attn_output_gate = false;  // a gate projection as wide as Q on the attention output
+  // Hybrid models: layers whose mixer is linear attention (Gated DeltaNet) or a state-space
+  // model, holding a fixed state per sequence instead of a KV cache.
+  int linear_layers = 0;
+  double linear_params = 0, linear_state_bytes = 0;
   // Mixture of experts (experts > 1) and multi-head latent attention (kv_lora_rank > 0).
   int experts = 0, active_experts = 0, shared_experts = 0, expert_ffn = 0, dense_layers = 0;
   int q_lora_rank = 0, kv_lora_rank = 0, qk_rope_dim = 0, qk_nope_dim = 0, v_head_dim = 0;
@@ -39,13 +44,15 @@ struct ModelArch {
   bool mla() const { return kv_lora_rank > 0; }
   bool gated() const { return activation != Activation::gelu; }
   int moe_layers() const { return moe() ? layers - dense_layers : 0; }
+  // Layers with attention over the context (and a KV cache).
+  int attention_layers() const { return layers - linear_layers; }
   // Width of the attention output (heads x head dim) and of one K or V projection.
   long q_width() const { return static_cast<long>(heads) * (mla() ? v_head_dim : head_dim); }
   long kv_width() const { return static_cast<long>(kv_heads) * head_dim; }
 };
 
 struct ParamCounts {
-  double attention = 0;     // per layer
+  double attention = 0;     // per layer (a hybrid's mixers averaged over its layers)
   double norms = 0;         // per layer
   double dense_mlp = 0;     // per dense layer
   double expert = 0;        // one routed expert
