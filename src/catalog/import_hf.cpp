@@ -88,7 +88,7 @@ std::optional<double> vit_params(const json& v, double text_hidden, const std::s
   if (!h || !f || !layers || !patch || *h <= 0 || *f <= 0 || *layers <= 0 || *patch <= 0) return std::nullopt;
   const double channels = number_of(v, {"num_channels", "in_channels"}, path).value_or(3);
   const double image = number_of(v, {"image_size"}, path).value_or(0);
-  const double positions = image > 0 ? std::pow(std::floor(image / *patch), 2) : 0;
+  const double positions = image > 0 ? std::pow(std::floor(image / *patch), 2) : number_of(v, {"num_position_embeddings"}, path).value_or(0);
   const double block = 4 * *h * *h + 4 * *h + 2 * *h * *f + *f + *h + 4 * *h;
   return channels * *patch * *patch * *h + *h + positions * *h + *layers * block + 2 * *h + *h * text_hidden;
 }
