@@ -70,9 +70,7 @@ Device device_named(const Catalog& c, const std::string& id_or_path) {
   std::vector<Diagnostic> diags;
   std::vector<std::string> before = c.ids("accelerators");
   if (!with.merge_path(id_or_path, diags)) {
-    std::string msg;
-    for (std::size_t i = 0; i < diags.size(); ++i) msg += (i ? "\n" : "") + diags[i].text();
-    fail(Exit::data, msg);
+    fail(Exit::data, diags.front().text() + more_problems(diags.size() - 1));
   }
   std::string id;
   for (const auto& a : with.ids("accelerators"))

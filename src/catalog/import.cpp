@@ -46,6 +46,10 @@ void import_error(const std::string& path, const std::string& key, const std::st
   fail(Exit::data, fmt::format("{}: error: {} {}", shown(path), shown(key), message));
 }
 
+std::string more_problems(std::size_t n) {
+  return n ? fmt::format(" (and {} more problem{})", n, n > 1 ? "s" : "") : std::string();
+}
+
 bool names_a_file(const std::string& model) {
   const auto ends = [&](std::string_view s) { return model.size() >= s.size() && model.compare(model.size() - s.size(), s.size(), s) == 0; };
   std::error_code ec;
@@ -149,10 +153,10 @@ Record import_model(const std::string& path) {
   if (!one.merge_text(text, path, diags)) {
     // A line and column point into a TOML file; in a config.json or a GGUF header the record
     // was made from, the field's name says where.
+    // One line: the first problem, and how many more there are.
     const bool toml = std::filesystem::path(path).extension() == ".toml";
-    std::string msg;
-    for (std::size_t i = 0; i < diags.size(); ++i) msg += (i ? "\n" : "") + (toml ? diags[i].text() : shown(path) + ": error: " + diags[i].message);
-    fail(Exit::data, msg);
+    const Diagnostic& d = diags.front();
+    fail(Exit::data, (toml ? d.text() : shown(path) + ": error: " + d.message) + more_problems(diags.size() - 1));
   }
   const std::vector<const Record*> models = one.list("models");
   if (models.size() != 1)

@@ -38,6 +38,9 @@ mkdir -p "$TMP/noconfig"
 bad 66 "a model directory holds a config.json" infer --model "$TMP/noconfig"
 printf '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": -2}' >"$TMP/neg.json"
 bad 65 "num_hidden_layers" infer --model "$TMP/neg.json"
+# Two fields out of range: still one line, the first and a count of the rest.
+printf '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 5, "max_position_embeddings": 1}' >"$TMP/two.json"
+bad 65 "(and 1 more problem)" infer --model "$TMP/two.json"
 bad 66 "cannot read" infer --model ./no-such-model.gguf
 # A model directory named without a slash is a directory all the same.
 cp -r "$HF/llama-3.1-8b" "$TMP/my-model"

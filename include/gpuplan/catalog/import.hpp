@@ -12,6 +12,9 @@ namespace gpuplan {
 // Whether a --model value names a file rather than a catalog id: it has a '/', or ends in
 // .json, .gguf or .toml.
 bool names_a_file(const std::string& model);
+// " (and N more problems)" when N > 0, else empty: a record file's error stays one line
+// ('gpuplan catalog check' lists them all for a .toml file).
+std::string more_problems(std::size_t n);
 
 // The record `path` describes, as catalog TOML ("[models.ID]" and its fields, source included),
 // for `gpuplan catalog import` and for the loader below. Error(no_input) when the path cannot be
