@@ -116,10 +116,6 @@ run train --model llama-3.1-8b --gpu b200 --gpus 8 --high-precision-layers 4
 expect_rc 0
 expect_err "apply to fp8, mxfp8 and nvfp4"
 
-bad() { # rc text args...
-  local want_rc="$1" want="$2"; shift 2
-  run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
-}
 bad 2 "--pue '0.9' must be from 1" train --params 7B --gpus 8 --pue 0.9
 bad 2 "--precision fp8: a100-80gb has no fp8 tensor rate" train --params 7B --gpu a100-80gb --gpus 8 --precision fp8
 bad 2 "--precision nvfp4: h100-sxm has no NVFP4 tensor rate" train --params 7B --gpus 8 --precision nvfp4

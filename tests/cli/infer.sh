@@ -49,10 +49,6 @@ expect_rc 1; expect_err "gpuplan: warning: context 200000 exceeds llama-3.1-8b's
 run memory --model llama-2-7b --gpu rtx-4090 --mode infer --quant q4_k_m --format json
 expect_rc 0; expect_out '"kv_cache_bytes_per_token": 524288'
 
-bad() { # rc text args...
-  local want_rc="$1" want="$2"; shift 2
-  run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
-}
 bad 2 "quantisation 'q9' is not known" infer --model llama-3.1-8b --quant q9
 bad 2 "--batch '0' must be a whole number" infer --model llama-3.1-8b --batch 0
 bad 2 "a request rate needs a latency target" infer --model llama-3.1-8b --rate 5

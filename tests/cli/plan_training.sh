@@ -56,10 +56,6 @@ expect_rc 0
 golden search-gpt3-175b-1024.txt
 
 # Bad input: one line on stderr, documented exit code, nothing on stdout.
-bad() { # rc text args...
-  local want_rc="$1" want="$2"; shift 2
-  run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
-}
 bad 2 "--tp '0' must be a whole number" memory --model llama-2-7b --tp 0
 bad 2 "'-3' is negative" memory --model llama-2-7b --pp -3
 bad 2 "tp 3 does not divide the 32 attention heads" memory --model llama-2-7b --tp 3

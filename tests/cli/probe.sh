@@ -79,10 +79,6 @@ else
   expect_rc 0; expect_out 'kind = "cuda"'
 fi
 
-bad() { # rc text args...
-  local want_rc="$1" want="$2"; shift 2
-  run "$@"; expect_rc "$want_rc"; expect_err "$want"; expect_no_out; expect_one_line_err
-}
 bad 2 "--device 'tpu' is not known" probe --device tpu
 bad 66 "cannot read calibration file" probe --compare "$TMP/missing.toml"
 printf 'schema = 1\nkind = "cpu"\n' >"$TMP/partial.toml"

@@ -2,12 +2,6 @@
 # bare switches, one quantity grammar, conflicts, `gpuplan settings`, and the man page.
 . "$(dirname "$0")/lib.sh"
 
-bad() {  # bad CODE MESSAGE ARGS...: exit CODE, one stderr line containing MESSAGE, no stdout
-  local code="$1" msg="$2"
-  shift 2
-  run "$@"
-  expect_rc "$code"; expect_err "$msg"; expect_no_out; expect_one_line_err
-}
 
 # Unknown commands, flags and flags of another command.
 bad 2 "unknown command 'trian'; did you mean train?" trian --gpus 8
