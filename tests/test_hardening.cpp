@@ -111,6 +111,13 @@ TEST_CASE("calibration integers are integers in range and never cast from a floa
 TEST_CASE("calibration files with hostile toml are refused with a located error", "[hardening]") {
   CHECK_THROWS_WITH(parse_calibration("[=]\n", "c.toml"), Contains("c.toml:1:2: error:"));
   CHECK_THROWS_WITH(parse_calibration("\xc3\xa9=1\n", "c.toml"), Contains("c.toml:1:1: error:"));
+  // A bare key inside an inline table ends at its '=': the nesting after it counts, and a string
+  // after it is read as one (fuzz_calibration, seeds/calibration/crash-inline-key-14).
+  std::string deep = "a=";  // the 65th brace is column 2 + 64 x 3 + 1
+  for (int i = 0; i < 70; ++i) deep += "{b=";
+  CHECK_THROWS_WITH(parse_calibration(deep + "1\n", "c.toml"), Contains("c.toml:1:195: error: arrays and inline tables nest more than 64"));
+  CHECK_THROWS_WITH(parse_calibration("heb={b=\"\"\"`#\\\t\xef\xba\xbf" "6\"\"\"}\n", "c.toml"),
+                    Contains("c.toml:1:13: error: toml++ 3.3.0 cannot read a character outside ASCII first after a line-ending"));
 }
 
 TEST_CASE("counts from doubles are rounded and bounded before the integer cast", "[hardening]") {
