@@ -115,4 +115,18 @@ std::string format_date(long days) {
   return fmt::format("{:04d}-{:02d}-{:02d}", y, m, days + 1);
 }
 
+std::string toml_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') out += '\\';
+    if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      out += fmt::format("\\u{:04x}", u);
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace gpuplan

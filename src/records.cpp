@@ -68,17 +68,17 @@ Device device_named(const Catalog& c, const std::string& id_or_path) {
   if (c.find("accelerators", id_or_path) || !names_a_file(id_or_path)) return resolve_device(c, id_or_path);
   Catalog with = c;
   std::vector<Diagnostic> diags;
-  std::vector<std::string> before = c.ids("accelerators");
+  const std::vector<std::string> before = c.ids("accelerators");
   if (!with.merge_path(id_or_path, diags)) {
     fail(Exit::data, diags.front().text() + more_problems(diags.size() - 1));
   }
-  std::string id;
+  std::vector<std::string> added;
   for (const auto& a : with.ids("accelerators"))
-    if (std::find(before.begin(), before.end(), a) == before.end()) id = id.empty() ? a : "\n";
-  if (id.empty() || id == "\n")
+    if (std::find(before.begin(), before.end(), a) == before.end()) added.push_back(a);
+  if (added.size() != 1)
     fail(Exit::data, fmt::format("{}: error: a device file holds one new [accelerators.ID] record; this one has {}",
-                                 shown(id_or_path), id.empty() ? "none" : "several"));
-  return resolve_device(with, id);
+                                 shown(id_or_path), added.empty() ? "none" : "several"));
+  return resolve_device(with, added.front());
 }
 
 ModelArch model_named(const Catalog& c, const std::string& id_or_path) {

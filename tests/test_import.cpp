@@ -243,6 +243,24 @@ TEST_CASE("What the schema cannot describe is the record note and marks it an es
   CHECK(catalog_model("llama-3.1-8b").caveat.empty());
 }
 
+TEST_CASE("A 16-bit checkpoint's safetensors index gives its exact parameter count") {
+  // Llama 3.1 8B's index says 16,060,522,496 bytes: 8,030,261,248 bf16 parameters. An index that
+  // is not JSON, or gives no positive number, states none (the record has no params_total).
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "gpuplan-test-index";
+  fs::create_directories(dir);
+  fs::copy_file(data + "llama-3.1-8b/config.json", dir / "config.json", fs::copy_options::overwrite_existing);
+  const auto stated = [&](const std::string& index) {
+    std::ofstream(dir / "model.safetensors.index.json") << index;
+    return model_from_record(import_model(dir.string())).stated_total;
+  };
+  CHECK(stated(R"({"metadata": {"total_size": 16060522496}, "weight_map": {"lm_head.weight": "a.safetensors"}})") == 8030261248.0);
+  CHECK(stated(R"({"metadata": {"total_size": "16060522496"}})") == 0);
+  CHECK(stated(R"({"metadata": {"total_size": -5}})") == 0);
+  CHECK(stated("not json, \"total_size\": 16060522496") == 0);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("Bad model files are one error naming the file and the field") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "gpuplan-test-import";

@@ -23,5 +23,9 @@ long parse_date(const std::string& text);
 std::string format_date(long days);
 // Full precision for JSON and CSV: integers without a fraction, others round-trip exact.
 std::string format_exact(double value);
+// A TOML basic string: quotes and backslashes escaped, control characters (other than tab) as
+// \uXXXX, which TOML 1.0 requires, so that whatever a loader accepted reads back (found by
+// fuzz_calibration: a device name holding U+0001).
+std::string toml_string(const std::string& s);
 
 }  // namespace gpuplan

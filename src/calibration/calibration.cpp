@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include "../toml_parse.hpp"
+#include "gpuplan/format.hpp"
 
 #include "gpuplan/error.hpp"
 #include "gpuplan/output.hpp"
@@ -105,22 +106,6 @@ const Measurement* Calibration::find(std::string_view metric) const {
 }
 
 namespace {
-// A TOML basic string: quotes and backslashes escaped, control characters (other than tab)
-// as \uXXXX, which TOML 1.0 requires, so that whatever the loader accepted it reads back
-// (found by fuzz_calibration: a device name holding U+0001).
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') out += '\\';
-    if ((u < 0x20 && c != '\t') || u == 0x7f) {
-      out += fmt::format("\\u{:04x}", u);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 std::string num(double v) { return fmt::format("{}", v); }
 }  // namespace
 
@@ -128,26 +113,26 @@ std::string to_toml(const Calibration& c) {
   std::string o = "# gpuplan calibration file: what a probe measured on one device.\n"
                   "# Use it with --calibration FILE; compare it with 'gpuplan probe --compare FILE'.\n";
   o += fmt::format("schema = {}\ntool = {}\ncreated = {}\nkind = {}\ndevice_name = {}\naccelerator = {}\n", c.schema,
-                   quote(c.tool), quote(c.created), quote(c.kind), quote(c.device_name), quote(c.accelerator));
+                   toml_string(c.tool), toml_string(c.created), toml_string(c.kind), toml_string(c.device_name), toml_string(c.accelerator));
   o += "\n[facts]\n";
   auto facts = c.facts;  // sorted, as a TOML reader returns them
   std::stable_sort(facts.begin(), facts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [k, v] : facts) o += fmt::format("{} = {}\n", k, quote(v));
+  for (const auto& [k, v] : facts) o += fmt::format("{} = {}\n", k, toml_string(v));
   for (const auto& m : c.measurements) {
-    o += fmt::format("\n[[measurement]]\nmetric = {}\nvalue = {}\nunit = {}\n", quote(m.metric), num(m.value), quote(m.unit));
+    o += fmt::format("\n[[measurement]]\nmetric = {}\nvalue = {}\nunit = {}\n", toml_string(m.metric), num(m.value), toml_string(m.unit));
     o += fmt::format("median = {}\np10 = {}\np90 = {}\nmax = {}\ncv = {}\nn = {}\n", num(m.stats.median), num(m.stats.p10),
                      num(m.stats.p90), num(m.stats.max), num(m.stats.cv), m.stats.n);
-    o += fmt::format("method = {}\nparams = {}\nstatus = {}\n", quote(m.method), quote(m.params), quote(m.status));
+    o += fmt::format("method = {}\nparams = {}\nstatus = {}\n", toml_string(m.method), toml_string(m.params), toml_string(m.status));
   }
   if (!c.gemm_points.empty()) {
-    o += fmt::format("\n[gemm_curve]\ndtype = {}\nunit = {}\npoints = [", quote(c.gemm_dtype), quote(c.gemm_points_unit));
+    o += fmt::format("\n[gemm_curve]\ndtype = {}\nunit = {}\npoints = [", toml_string(c.gemm_dtype), toml_string(c.gemm_points_unit));
     for (std::size_t i = 0; i < c.gemm_points.size(); ++i)
       o += fmt::format("{}[{}, {}]", i ? ", " : "", num(c.gemm_points[i].n), num(c.gemm_points[i].efficiency));
     o += "]\n";
     if (c.gemm_curve)
     {
       o += fmt::format("max = {}\nhalf = {}\nrms = {}\n", num(c.gemm_curve->max), num(c.gemm_curve->half), num(c.gemm_curve->rms));
-      if (!c.gemm_curve->fallback.empty()) o += fmt::format("fallback = {}\n", quote(c.gemm_curve->fallback));
+      if (!c.gemm_curve->fallback.empty()) o += fmt::format("fallback = {}\n", toml_string(c.gemm_curve->fallback));
     }
   }
   return o;

@@ -8,6 +8,7 @@
 
 #include "gpuplan/catalog/import.hpp"
 #include "gpuplan/error.hpp"
+#include "gpuplan/format.hpp"
 #include "gpuplan/output.hpp"
 #include "import_common.hpp"
 
@@ -15,28 +16,20 @@ namespace gpuplan {
 
 namespace fs = std::filesystem;
 
-void ImportedFields::set(const std::string& key, double v) {
-  set_text(key, "");
-  fields.back().second = v == std::floor(v) && std::fabs(v) < 9e15 ? fmt::format("{}", static_cast<long long>(v))
-                                                                    : fmt::format("{}", v);
-}
-
-void ImportedFields::set_text(const std::string& key, const std::string& v) {
-  std::string quoted = "\"";
-  for (char c : v) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) quoted += c;
-  }
-  quoted += '"';
+void ImportedFields::put(const std::string& key, std::string toml) {
   const auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& p) { return p.first == key; });
   if (it != fields.end()) fields.erase(it);
-  fields.emplace_back(key, quoted);
+  fields.emplace_back(key, std::move(toml));
 }
 
-void ImportedFields::set_flag(const std::string& key, bool v) {
-  set_text(key, "");
-  fields.back().second = v ? "true" : "false";
+// Not format_exact: a value out of range stays "inf" or "nan", which the record's check names.
+void ImportedFields::set(const std::string& key, double v) {
+  put(key, v == std::floor(v) && std::fabs(v) < 9e15 ? fmt::format("{}", static_cast<long long>(v)) : fmt::format("{}", v));
 }
+
+void ImportedFields::set_text(const std::string& key, const std::string& v) { put(key, toml_string(v)); }
+
+void ImportedFields::set_flag(const std::string& key, bool v) { put(key, v ? "true" : "false"); }
 
 bool ImportedFields::has(const std::string& key) const {
   return std::any_of(fields.begin(), fields.end(), [&](const auto& p) { return p.first == key; });
@@ -71,10 +64,13 @@ std::string read_prefix(const std::string& path, std::size_t max) {
   return bytes;
 }
 
-// An id for the record from the file's name: lower case, letters, digits, '-' and '.'.
+// An id for the record from the file's name (a directory's, or a config.json's directory's):
+// lower case, letters, digits, '-' and '.'.
 std::string id_from(const fs::path& p) {
-  std::string name = p.filename() == "config.json" || fs::is_directory(p) ? p.parent_path().filename().string() : p.stem().string();
-  if (fs::is_directory(p)) name = p.filename().string();
+  std::error_code ec;
+  const std::string name = fs::is_directory(p, ec)         ? p.filename().string()
+                           : p.filename() == "config.json" ? p.parent_path().filename().string()
+                                                           : p.stem().string();
   std::string id;
   for (char c : name) {
     const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -86,21 +82,14 @@ std::string id_from(const fs::path& p) {
 }
 
 std::string toml_of(const ImportedFields& f, const std::string& id, const std::string& name, const std::string& source) {
-  std::string out = fmt::format("[models.\"{}\"]\n", id);
-  ImportedFields head;
-  head.set_text("name", name);
-  head.set_text("family", f.family);
-  for (const auto& [k, v] : head.fields) out += k + " = " + v + "\n";
+  std::string out = fmt::format("[models.\"{}\"]\nname = {}\nfamily = {}\n", id, toml_string(name), toml_string(f.family));
   for (const auto& [k, v] : f.fields) out += k + " = " + v + "\n";
-  ImportedFields tail;
-  tail.set_text("source", source);
+  out += "source = " + toml_string(source) + "\n";
   if (!f.caveats.empty()) {
     std::string note;
     for (const auto& c : f.caveats) note += (note.empty() ? "" : "; ") + c;
-    tail.set_text("note", note);
-    tail.set_flag("estimate", true);
+    out += "note = " + toml_string(note) + "\nestimate = true\n";
   }
-  for (const auto& [k, v] : tail.fields) out += k + " = " + v + "\n";
   return out;
 }
 }  // namespace
@@ -113,19 +102,8 @@ std::string import_model_toml(const std::string& path) {
     if (!fs::exists(config, ec))
       fail(Exit::no_input, fmt::format("cannot read model '{}': a model directory holds a config.json; this one has none", shown(path)));
     std::optional<double> index_bytes;
-    if (fs::exists(p / "model.safetensors.index.json", ec)) {
-      // Only its metadata is read: {"metadata": {"total_size": BYTES}, "weight_map": {...}}.
-      const std::string idx = read_file_capped((p / "model.safetensors.index.json").string(), "safetensors index", 16u << 20);
-      const auto at = idx.find("\"total_size\"");
-      if (at != std::string::npos) {
-        const auto colon = idx.find(':', at);
-        if (colon != std::string::npos) {
-          char* end = nullptr;
-          const double v = std::strtod(idx.c_str() + colon + 1, &end);
-          if (end != idx.c_str() + colon + 1 && v > 0 && std::isfinite(v)) index_bytes = v;
-        }
-      }
-    }
+    if (fs::exists(p / "model.safetensors.index.json", ec))
+      index_bytes = safetensors_total(read_file_capped((p / "model.safetensors.index.json").string(), "safetensors index", 16u << 20));
     const ImportedFields f = import_hf_config(read_file_capped(config.string(), "config.json", max_config_bytes), config.string(), index_bytes);
     return toml_of(f, id_from(p), p.filename().string(), fmt::format("imported from {} (Hugging Face config.json{})", path,
                                                                      index_bytes ? " and model.safetensors.index.json" : ""));

@@ -16,6 +16,8 @@ struct ImportedFields {
   void set_text(const std::string& key, const std::string& v);
   void set_flag(const std::string& key, bool v);
   bool has(const std::string& key) const;
+  // Sets the key to TOML value text, replacing an earlier one.
+  void put(const std::string& key, std::string toml);
   // What the record cannot describe or had to assume; written as its note, and the record is
   // then marked an estimate.
   std::vector<std::string> caveats;
@@ -27,6 +29,9 @@ struct ImportedFields {
 // The fields a Hugging Face config.json describes (index_bytes: model.safetensors.index.json's
 // total_size, where there is one).
 ImportedFields import_hf_config(std::string_view text, const std::string& path, std::optional<double> index_bytes);
+// model.safetensors.index.json's metadata.total_size (the checkpoint's bytes), where the file
+// is JSON and gives a positive one.
+std::optional<double> safetensors_total(std::string_view index_text);
 // The fields a GGUF file's header (its first bytes) describes.
 ImportedFields import_gguf_header(std::string_view bytes, const std::string& path);
 

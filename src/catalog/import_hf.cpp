@@ -95,6 +95,16 @@ std::optional<double> vit_params(const json& v, double text_hidden, const std::s
 
 }  // namespace
 
+std::optional<double> safetensors_total(std::string_view index_text) {
+  // {"metadata": {"total_size": BYTES}, "weight_map": {...}}; a file that is not JSON is ignored.
+  const json index = json::parse(index_text, nullptr, false);
+  if (!index.is_object() || !index.contains("metadata") || !index["metadata"].is_object()) return std::nullopt;
+  const json& size = index["metadata"].value("total_size", json());
+  if (!size.is_number()) return std::nullopt;
+  const double v = size.get<double>();
+  return v > 0 && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
 ImportedFields import_hf_config(std::string_view text, const std::string& path, std::optional<double> index_bytes) {
   json root;
   try {
