@@ -39,6 +39,12 @@ void import_error(const std::string& path, const std::string& key, const std::st
   fail(Exit::data, fmt::format("{}: error: {} {}", shown(path), shown(key), message));
 }
 
+double sliding_layers_of(const std::string& family, double layers, double pattern) {
+  if (family == "gemma2") return std::floor(layers / 2);
+  if (family.rfind("gemma3", 0) == 0) return layers - std::floor(layers / std::max(1.0, pattern));
+  return layers;
+}
+
 std::string more_problems(std::size_t n) {
   return n ? fmt::format(" (and {} more problem{})", n, n > 1 ? "s" : "") : std::string();
 }

@@ -23,6 +23,10 @@ struct ImportedFields {
   std::vector<std::string> caveats;
 };
 
+// The layers a family slides its window over: Gemma 2 every other one, Gemma 3 all but one in
+// `pattern` (its sliding_window_pattern), any other (Mistral) every layer.
+double sliding_layers_of(const std::string& family, double layers, double pattern);
+
 // "PATH: error: KEY MESSAGE" (exit 65).
 [[noreturn]] void import_error(const std::string& path, const std::string& key, const std::string& message);
 

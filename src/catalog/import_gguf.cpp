@@ -239,7 +239,8 @@ ImportedFields import_gguf_header(std::string_view bytes, const std::string& pat
   if (auto k = number(arch + ".attention.key_length"); k && *k > 0 && *k * heads != hidden && !number(arch + ".attention.kv_lora_rank"))
     f.set("head_dim", *k);
   f.set("ffn", need("feed_forward_length"));
-  f.set("max_context", number(arch + ".context_length").value_or(4096));
+  const auto context = number(arch + ".context_length");
+  f.set("max_context", context.value_or(4096));
   // The vocabulary: the tokenizer's token list, else the token embedding's rows.
   double vocab = 0;
   if (const GgufValue* t = h.find("tokenizer.ggml.tokens"); t && t->kind == GgufValue::Kind::array) vocab = static_cast<double>(t->length);
@@ -269,13 +270,12 @@ ImportedFields import_gguf_header(std::string_view bytes, const std::string& pat
     f.set("qk_nope_dim", need("attention.key_length") - rope);
     f.set("v_head_dim", need("attention.value_length"));
   }
-  // Gemma 2 alternates sliding and global layers; Gemma 3 keeps one global layer in six (the
-  // pattern llama.cpp's loader sets for it); otherwise (Mistral) every layer slides.
+  // Gemma 3's one global layer in six is the pattern llama.cpp's loader sets for it.
   if (auto w = number(arch + ".attention.sliding_window"); w && *w > 0) {
     f.set("sliding_window", *w);
-    f.set("sliding_layers", arch == "gemma2" ? std::floor(layers / 2) : arch.rfind("gemma3", 0) == 0 ? layers - std::floor(layers / 6) : layers);
+    f.set("sliding_layers", sliding_layers_of(arch, layers, 6));
   }
-  if (!number(arch + ".context_length")) f.caveats.push_back("the header gives no context length: 4,096 assumed");
+  if (!context) f.caveats.push_back("the header gives no context length: 4,096 assumed");
   if (h.find(arch + ".ssm.state_size") || h.find(arch + ".ssm.d_state"))
     f.caveats.push_back("its state-space (Mamba) layers are planned as attention layers");
   // The file's own weights: their exact count and bytes, from the tensors' types and shapes.

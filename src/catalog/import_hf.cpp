@@ -136,7 +136,8 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   const bool gemma3 = type.rfind("gemma3", 0) == 0;
   if (gemma3 && !number_of(c, {"vocab_size"}, path)) f.set("vocab", 262208);
   else f.set("vocab", required(c, {"vocab_size"}, path));
-  f.set("max_context", number_of(c, {"max_position_embeddings", "n_positions", "max_sequence_length"}, path).value_or(gemma3 ? 131072 : 4096));
+  const auto context = number_of(c, {"max_position_embeddings", "n_positions", "max_sequence_length"}, path);
+  f.set("max_context", context.value_or(gemma3 ? 131072 : 4096));
 
   // The MLP: gated (SwiGLU, GeGLU) for every family but the GPT-2 and BLOOM lines.
   std::string act = text_of(c, "hidden_act").empty() ? text_of(c, "hidden_activation") : text_of(c, "hidden_act");
@@ -186,19 +187,15 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
     f.set("qk_nope_dim", required(c, {"qk_nope_head_dim"}, path));
     f.set("v_head_dim", required(c, {"v_head_dim"}, path));
   }
-  // Sliding-window attention: the layers the config lists as sliding; Gemma 2 alternates; Gemma 3
-  // keeps one global layer in sliding_window_pattern; a window with use_sliding_window false
-  // (Qwen2) is off; otherwise (Mistral) every layer.
+  // Sliding-window attention: the layers the config lists as sliding, else as the family has them
+  // (sliding_layers_of); a window with use_sliding_window false (Qwen2) is off.
   if (auto w = number_of(c, {"sliding_window"}, path); w && *w > 0 && *w < 1e9 && flag_of(c, "use_sliding_window", true)) {
-    double sliding = layers;
+    double sliding = 0;
     if (c.contains("layer_types") && c["layer_types"].is_array()) {
       sliding = 0;
       for (const auto& t : c["layer_types"]) sliding += t.is_string() && t.get<std::string>() == "sliding_attention";
-    } else if (type == "gemma2") {
-      sliding = std::floor(layers / 2);
-    } else if (type.rfind("gemma3", 0) == 0) {
-      const double pattern = number_of(c, {"sliding_window_pattern"}, path).value_or(6);
-      sliding = layers - std::floor(layers / std::max(1.0, pattern));
+    } else {
+      sliding = sliding_layers_of(type, layers, number_of(c, {"sliding_window_pattern"}, path).value_or(6));
     }
     if (sliding > 0) {
       f.set("sliding_window", *w);
@@ -227,7 +224,7 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
     if (method == "fp8") f.set_text("native_quant", "fp8");
   }
   // What the catalog's schema cannot describe: planned as the nearest thing it can, and said.
-  if (!number_of(c, {"max_position_embeddings", "n_positions", "max_sequence_length"}, path) && !gemma3)
+  if (!context && !gemma3)
     f.caveats.push_back("the config gives no context length: 4,096 assumed");
   double other_layers = 0;
   if (c.contains("layer_types") && c["layer_types"].is_array())
