@@ -131,7 +131,7 @@ TEST_CASE("A calibration replaces the default efficiencies of its device only") 
   CHECK(e.origin == "calibration");
   CHECK(notes.size() == 2);
   // Decode scales with the measured streaming against the family default (0.88 for Hopper).
-  DecodeEfficiency d = decode_efficiency(h100);
+  DecodeEfficiency d = decode_efficiency(h100, 4.5);
   apply_calibration(c, h100, d);
   CHECK(d.bandwidth == Approx(0.72 * (2.9e12 / 3.35e12) / 0.88).epsilon(1e-3));
   // A fitted curve wins over the single best figure.

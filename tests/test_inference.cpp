@@ -58,8 +58,8 @@ TEST_CASE("GGUF and other formats at their true bits per weight") {
 }
 
 TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
-  // Llama 2 7B at Q4_0 on an RTX 4090 (GDDR: eta 0.90, 0.1 ms per layer), one stream, empty cache:
-  // t = (N - embedding) x 4.5 / 8 / (0.9 x 1008 GB/s) + 32 x 0.1 ms.
+  // Llama 2 7B at Q4_0 on an RTX 4090 (GDDR, quantised weights: eta 0.75, 24 us per layer), one
+  // stream, empty cache: t = (N - embedding) x 4.5 / 8 / (0.75 x 1008 GB/s) + 32 x 24 us.
   ModelArch m = model("llama-2-7b");
   ParamCounts pc = count_params(m);
   Device d = resolve_device(cat(), "rtx-4090");
@@ -71,9 +71,32 @@ TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
   InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
   const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
   CHECK(decode_weight_bytes(im, 1).value() == Approx(bytes));
-  CHECK(decode_step_time(im, 1, 0).value() == Approx(bytes / (0.9 * 1008e9) + 32 * 0.1e-3));
+  CHECK(decode_step_time(im, 1, 0).value() == Approx(bytes / (0.75 * 1008e9) + 32 * 24e-6));
   // The cache adds its bytes: 100 tokens of 512 KiB.
-  CHECK(decode_step_time(im, 1, 100).value() - decode_step_time(im, 1, 0).value() == Approx(100 * 512 * 1024 / (0.9 * 1008e9)));
+  CHECK(decode_step_time(im, 1, 100).value() - decode_step_time(im, 1, 0).value() == Approx(100 * 512 * 1024 / (0.75 * 1008e9)));
+  // 16-bit weights stream at 0.95 (no dequantisation on the way).
+  s.quant = "bf16";
+  s.bpw = 16;
+  im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
+  CHECK(decode_step_time(im, 1, 0).value() == Approx((pc.total - pc.embedding) * 2 / (0.95 * 1008e9) + 32 * 24e-6));
+}
+
+TEST_CASE("Decode with tied embeddings reads the embedding matrix for the logits") {
+  // Llama 3.2 1B ties its output projection to the token embedding (128,256 x 2,048 = 262.7 M
+  // parameters): each token's logits read that matrix, so a step streams every weight, 1,235.8 M
+  // parameters, 2.47 GB in bf16, not the 1.97 GB of the blocks and the final norm.
+  ModelArch m = model("llama-3.2-1b");
+  REQUIRE(m.tied_embeddings);
+  ParamCounts pc = count_params(m);
+  CHECK(pc.total == Approx(1235814400).epsilon(1e-6));
+  CHECK(pc.head - pc.output == Approx(128256.0 * 2048));
+  InferSettings s;
+  s.quant = "bf16";
+  s.bpw = 16;
+  s.runtime = Runtime::llama_cpp;
+  Device d = resolve_device(cat(), "rtx-5090");
+  InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
+  CHECK(decode_weight_bytes(im, 1).value() == Approx(pc.total * 2));
 }
 
 TEST_CASE("A large batch pays for its KV reads even when the linear layers are compute-bound") {

@@ -275,20 +275,32 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
   return r;
 }
 
-DecodeEfficiency decode_efficiency(const Device& d) {
-  // Two-term fits to llama.cpp's Llama-2 decode (XiongjieDai, Dec 2023; inference.md 5.1),
-  // averaged per memory class; validation on the later Llama-3 measurements is in
-  // tests/validation/REPORT.md.
-  if (d.memory_type == "gddr") return {0.90, seconds(0.100e-3), "GDDR: mean of the RTX 4090, 3090, A6000 and 6000 Ada fits"};
-  if (d.memory_type == "lpddr") return {0.86, seconds(0.166e-3), "unified LPDDR: the M2 Ultra fit"};
+DecodeEfficiency decode_efficiency(const Device& d, double bpw) {
+  // GDDR (NVIDIA's consumer and workstation cards) on current CUDA builds: a two-term fit,
+  // t = bytes / (eta BW) + layers x t_layer, to three llama.cpp single-token runs, each at one
+  // token per micro-batch (pp512 at -ub 1, so the logits of all but the last token are skipped):
+  // RTX 4090 Llama 3 8B BF16 65.21 tokens/s (PR #15131, Aug 2025), RTX 5090 Llama 3.2 1B BF16 652.28
+  // (PR #24216, 2026) and RTX 3090 Llama 3 8B Q4_0 155.02 (PR #15802, Sep 2025). The two BF16 runs
+  // give eta 0.95 and 24 us a layer (CUDA graphs, on by default since PR #6766, Apr 2024, removed
+  // most launches); Q4_0 then streams at 0.75: the quantised dot-product kernels dequantise as they
+  // read. Checked out of sample in tests/validation/REPORT.md.
+  const bool sixteen = bpw >= 16;
+  if (d.memory_type == "gddr")
+    return sixteen ? DecodeEfficiency{0.95, seconds(24e-6), "GDDR, 16-bit weights: fit to llama.cpp's 2025-26 CUDA runs"}
+                   : DecodeEfficiency{0.75, seconds(24e-6), "GDDR, quantised weights: fit to llama.cpp's 2025-26 CUDA runs"};
+  // Two-term fits to llama.cpp's Llama-2 decode (XiongjieDai, Dec 2023; inference.md 5.1).
+  if (d.memory_type == "lpddr") return {0.86, seconds(0.166e-3), "unified LPDDR: the M2 Ultra fit (Dec 2023 builds)"};
   if (d.memory_type == "ddr")
     return {0.60, seconds(0), "CPU DDR: about 80% of a STREAM ceiling that is about 75% of channels x MT/s x 8 B (estimate)"};
-  return {0.72, seconds(0.142e-3), "HBM: mean of the A100 and H100 PCIe fits"};
+  // HBM: the mean of the Dec 2023 A100 and H100 PCIe fits (0.142 ms a layer), less what CUDA
+  // graphs saved a layer on an H100 PCIe (Llama 2 7B Q4_K_M, 143.35 to 163.83 tokens/s: 27 us;
+  // llama.cpp issue #6763, Apr 2024). No later HBM measurement was found to refit it on.
+  return {0.72, seconds(0.115e-3), "HBM: the Dec 2023 A100 and H100 PCIe fits, less CUDA graphs' saving"};
 }
 
 DecodeEfficiency serving_decode_efficiency(const Device& d) {
   const Efficiency e = default_efficiency(d);
-  if (d.family == "cpu" || d.family == "apple") return decode_efficiency(d);
+  if (d.family == "cpu" || d.family == "apple") return decode_efficiency(d, 16);
   return {e.memory, seconds(12 * 0.58e-6), "serving runtime: streaming efficiency of the family; CUDA-graph replay per layer"};
 }
 
@@ -303,7 +315,7 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
   // csrc/quantization/gguf: mmvq.cuh, vecdotq.cuh from ggml): it streams them no faster than
   // llama.cpp does.
   const bool own_kernels = serving_runtime(s.runtime) && !is_gguf(s.quant);
-  DecodeEfficiency decode = own_kernels ? serving_decode_efficiency(d) : decode_efficiency(d);
+  DecodeEfficiency decode = own_kernels ? serving_decode_efficiency(d) : decode_efficiency(d, s.bpw);
   if (serving_runtime(s.runtime) && !own_kernels) decode.origin = "GGUF weights on a serving runtime: llama.cpp's kernels, ported";
   return InferModel{m, pc, d, host, s, inference_memory(m, pc, d, s), decode, default_efficiency(d), nullptr};
 }
@@ -331,7 +343,8 @@ const char* batch_limit_cause(const InferModel& im) { return batch_limit(im) < k
 Bytes decode_weight_bytes(const InferModel& im, int batch) {
   const ModelArch& m = im.model;
   const ParamCounts& pc = im.params;
-  double params = block_params(pc) + pc.output, routed = 0;
+  // The logits read the output projection: the embedding matrix itself where the two are tied.
+  double params = block_params(pc) + pc.head, routed = 0;
   if (m.moe()) {
     // A batch of tokens touches 1 - (1 - k/E)^B of the routed experts of each MoE layer.
     const double k = m.active_experts, e = m.experts;
@@ -529,12 +542,12 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   // divides memory, not the bytes each token streams (inference.md 1.4). vLLM's tensor
   // parallelism divides both.
   const double split = serving_runtime(s.runtime) ? 1 : s.tp;
-  const Bytes head = weight_bytes(im.params.output, s) * (split / s.tp);
+  const Bytes head = weight_bytes(im.params.head, s) * (split / s.tp);
   const Bytes blocks = decode_weight_bytes(im, static_cast<int>(std::min(rows, 1e9))) * split - head;
   const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(context)), batch) * split;
   const Bytes host_bytes = (blocks + kv) * (1 - share);
   const Seconds t_host = host_bytes.value() > 0
-                             ? host_bytes / (im.host.memory_bw * decode_efficiency(im.host).bandwidth)
+                             ? host_bytes / (im.host.memory_bw * decode_efficiency(im.host, im.settings.bpw).bandwidth)
                              : seconds(0);
   // Two kernels of each layer run one after the other, each on its own roofline: the linear
   // layers stream the weights and compute 2 N_active FLOPs per sequence; attention streams the
@@ -549,7 +562,8 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   const auto peak = im.device.peak_for(s.compute);
   const Seconds linear = serving_runtime(s.runtime)
                              ? linear_compute(im, rows, tp_div)
-                             : seconds(2 * (im.params.active - im.params.embedding) * rows / (peak.value() * im.compute.gemm_max));
+                             : seconds(2 * (im.params.active - im.params.embedding - im.params.output + im.params.head) * rows /
+                                         (peak.value() * im.compute.gemm_max));
   const Flops attention = flops(4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * context * rows / tp_div);
   const Seconds t_linear = std::max(stream_time(im, blocks * share + head), linear);
   const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / (peak * im.compute.gemm_max)));

@@ -45,6 +45,7 @@ ParamCounts count_params(const ModelArch& m) {
   p.encoder = m.encoder_params;
   p.embedding = static_cast<double>(m.vocab) * h + (m.learned_positions ? static_cast<double>(m.max_context) * h : 0);
   p.output = (m.tied_embeddings ? 0 : static_cast<double>(m.vocab) * h) + (m.layernorm ? 2 : 1) * h;
+  p.head = p.output + (m.tied_embeddings ? static_cast<double>(m.vocab) * h : 0);
   p.largest_tensor = std::max(p.largest_tensor, static_cast<double>(m.vocab) * h);
   const int dense = m.moe() ? m.dense_layers : m.layers;
   const int moe = m.moe_layers();

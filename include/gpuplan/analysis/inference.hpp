@@ -146,7 +146,8 @@ struct DecodeEfficiency {
   Seconds per_layer = seconds(0);     // fixed cost per layer and token (kernel launches, synchronisation)
   std::string origin;
 };
-DecodeEfficiency decode_efficiency(const Device& d);
+// llama.cpp's single-stream figures for a device and the weights' bits (16-bit or quantised).
+DecodeEfficiency decode_efficiency(const Device& d, double bits_per_weight);
 // For a serving runtime (vLLM, TensorRT-LLM class) the figures differ: decode kernels stream at
 // the device's measured streaming efficiency (BabelStream, step.cpp's Efficiency::memory), and
 // CUDA graphs bring the per-layer cost down to graph replay, about 0.58 us per kernel node

@@ -61,6 +61,7 @@ struct ParamCounts {
   double embedding = 0;     // input embedding (and learned positions)
   double encoder = 0;       // a multimodal checkpoint's encoder tower: in total (first stage), not in active
   double output = 0;        // output projection when untied, plus the final norm
+  double head = 0;          // what each token's logits read: output, plus the embedding matrix when tied
   double largest_tensor = 0;  // the biggest single weight matrix (DeepSpeed's "largest layer")
   double total = 0;
   double active = 0;
