@@ -123,6 +123,15 @@ TEST_CASE("llama 2 7b counts to the parameter exactly", "[model]") {
   CHECK(count_params(m).total == 6738415616.0);
 }
 
+TEST_CASE("GPT-2 and TinyLlama count to the parameter exactly", "[model]") {
+  // GPT-2: 50,257 x 768 embedding (tied) + 1,024 x 768 positions + 12 layers of 7,087,872 (4 h^2
+  // attention and 8 h^2 MLP, their biases, two LayerNorms) + the final LayerNorm = 124,439,808.
+  CHECK(count_params(model_from_record(Catalog::builtin().get("models", "gpt2-124m"))).total == 124439808.0);
+  // TinyLlama: 2 x 32,000 x 2,048 (untied) + 22 layers of 44,044,288 (q and o 2,048^2, k and v
+  // 2,048 x 256, SwiGLU 3 x 2,048 x 5,632, two RMSNorms) + the final norm = 1,100,048,384.
+  CHECK(count_params(model_from_record(Catalog::builtin().get("models", "tinyllama-1.1b"))).total == 1100048384.0);
+}
+
 TEST_CASE("synthesised dense models land near the asked size", "[model]") {
   for (double n : {1e9, 7e9, 70e9, 405e9}) {
     ModelArch m = synthesize_dense(n);

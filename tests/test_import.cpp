@@ -55,13 +55,18 @@ void same_shape(const ModelArch& a, const ModelArch& b) {
 TEST_CASE("Hugging Face configs import as the catalog's records of the same models") {
   for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-20b", "gemma-2-9b", "mixtral-8x7b", "qwen2.5-32b",
                          "gemma-3-27b", "llama-3.2-1b", "phi-4", "mistral-7b", "qwen3-8b", "kimi-k2", "qwen3-235b-a22b",
-                         "llama-3.1-405b", "llama-2-7b", "llama-3.2-3b", "qwen2.5-14b", "qwen2.5-7b", "qwen3-32b"}) {
+                         "llama-3.1-405b", "llama-2-7b", "llama-3.2-3b", "qwen2.5-14b", "qwen2.5-7b", "qwen3-32b",
+                         "gpt2-124m", "tinyllama-1.1b"}) {
     INFO(id);
     same_shape(imported(id), catalog_model(id));
   }
   // Gemma 3's language model is its text_config; its vocabulary the config class's default.
   CHECK(imported("gemma-3-27b").vocab == 262208);
   CHECK(imported("gemma-3-27b").sliding_layers == 52);
+  // GPT-2 learns its positions and biases every linear layer; its width is 4 x n_embd.
+  CHECK(imported("gpt2-124m").learned_positions);
+  CHECK(imported("gpt2-124m").linear_bias);
+  CHECK(count_params(imported("gpt2-124m")).total == 124439808.0);
   // gpt-oss's config says its experts ship in MXFP4 (quantization_config quant_method mxfp4).
   const ModelArch oss = imported("gpt-oss-20b");
   CHECK(oss.native_quant == "mxfp4");

@@ -150,6 +150,12 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   // transformers' PretrainedConfig ties the embeddings unless the config says otherwise.
   f.set_flag("tied_embeddings", flag_of(c, "tie_word_embeddings", flag_of(root, "tie_word_embeddings", true)));
   f.set_flag("qkv_bias", flag_of(c, "attention_bias", type == "qwen2" || type == "qwen2_moe"));
+  // GPT-2 learns a position embedding for each of n_positions and biases every linear layer
+  // (transformers' modeling_gpt2: wpe, Conv1D with bias).
+  if (type == "gpt2") {
+    f.set_flag("learned_positions", true);
+    f.set_flag("linear_bias", true);
+  }
 
   // Mixture of experts: routed experts, experts per token, shared experts, leading dense layers.
   // Llama 4 names its dense MLP's width intermediate_size_mlp and its experts' intermediate_size,
@@ -157,7 +163,9 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   // interleave_moe_layer_step-th, listed in moe_layers): as many leading dense layers count the same.
   const bool llama4 = type.rfind("llama4", 0) == 0;
   const auto experts = number_of(c, {"num_local_experts", "num_experts", "n_routed_experts"}, path);
-  const double width = required(c, {"intermediate_size", "n_inner", "ffn_dim"}, path);
+  // GPT-2's config leaves n_inner null for 4 x n_embd (transformers' GPT2Config).
+  const bool gpt2 = type == "gpt2";
+  const double width = gpt2 && !number_of(c, {"n_inner"}, path) ? 4 * hidden : required(c, {"intermediate_size", "n_inner", "ffn_dim"}, path);
   const double ffn = number_of(c, {"intermediate_size_mlp"}, path).value_or(width);
   f.set("ffn", ffn);
   if (experts && *experts > 1) {
