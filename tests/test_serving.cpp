@@ -517,7 +517,8 @@ TEST_CASE("expert parallelism with data-parallel attention shards the routed exp
   // One sequence, each part on its roofline: the dense part (streamed, or its GEMMs of one row on
   // the curve, whichever is slower), its cache, the quarter of this device's expert that two of
   // eight experts touch (1 - (1 - 2/8)^1) with its quarter-token of work, two all-to-alls of its 2
-  // copies of 4,096 16-bit values, 7/8 of them leaving over NVLink, and the per-layer overhead.
+  // copies of 4,096 16-bit values, 7/8 of them leaving over NVLink, the per-layer overhead and
+  // each MoE layer's fused-expert floor of 27 us.
   const double bw = h100.memory_bw.value() * im.decode.bandwidth, peak = h100.peak_for(DType::fp8).value();
   const double half = gemm_half_of(h100);
   const double dense = pc.total - pc.embedding - routed, dense_active = pc.active - pc.embedding - 32 * 2 * pc.expert;
@@ -527,7 +528,7 @@ TEST_CASE("expert parallelism with data-parallel attention shards the routed exp
   const double a2a = 2 * 32 * (2 * 4096 * 2 * 7.0 / 8 / (h100.scale_up.bw_per_direction.value() * im.compute.link) +
                               h100.scale_up.latency.value());
   const double expected = t_dense + kv_cache_bytes(m, 2, 1, 1000, 1).value() / bw + t_experts + a2a +
-                          32 * im.decode.per_layer.value();
+                          32 * im.decode.per_layer.value() + 32 * 27e-6;
   CHECK(decode_step_time(im, 1, 1000).value() == Approx(expected).epsilon(1e-6));
   CHECK(degrees_text(s) == "ep 8 (data-parallel attention)");
   CHECK(replica_devices(s) == 8);
@@ -623,4 +624,26 @@ TEST_CASE("tensor-parallel attention with experts whole across the devices steps
   CHECK(tpep.model.memory.weights.value() == Approx(tp.model.memory.weights.value()));
   q.ep = 4;
   CHECK_THROWS_AS(answer_serving(q), Error);
+}
+
+TEST_CASE("a fused MoE call streams the touched experts' slices and pays its floor", "[serving]") {
+  // Mixtral 8x7B in BF16 at tp 2 on an H100, one token: 2 of the 8 experts, each device reading
+  // its half of each (3 x 4,096 x 14,336 / 2 parameters, 2 bytes), at the Hopper streaming
+  // efficiency 0.88 of 3.35 TB/s, plus the 27 us floor: 352 MB / 2.95 TB/s + 27 us = 146.5 us
+  // (vLLM's benchmark_moe.py measured 144.0 us, vLLM PR #24700).
+  const ModelArch m = model_from_record(cat().get("models", "mixtral-8x7b"));
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.runtime = Runtime::vllm;
+  s.tp = 2;
+  set_quant(s, "bf16", m, h100);
+  const InferModel im = make_infer_model(m, count_params(m), h100, h100, s);
+  const double expert = 3.0 * 4096 * 14336;
+  CHECK(im.params.expert == Approx(expert));
+  CHECK(fused_moe_time(im, 1).value() == Approx(2 * expert * 2 / 2 / (0.88 * 3.35e12) + 27e-6));
+  // Four tokens touch 8 (1 - (6/8)^4) = 5.47 experts.
+  CHECK(fused_moe_time(im, 4).value() == Approx(8 * (1 - std::pow(0.75, 4)) * expert * 2 / 2 / (0.88 * 3.35e12) + 27e-6));
+  // A dense model has no such call.
+  const ModelArch dense = model_from_record(cat().get("models", "llama-3.1-8b"));
+  CHECK(fused_moe_time(make_infer_model(dense, count_params(dense), h100, h100, s), 4).value() == 0);
 }

@@ -301,7 +301,16 @@ DecodeEfficiency decode_efficiency(const Device& d, double bpw) {
 DecodeEfficiency serving_decode_efficiency(const Device& d) {
   const Efficiency e = default_efficiency(d);
   if (d.family == "cpu" || d.family == "apple") return decode_efficiency(d, 16);
-  return {e.memory, seconds(12 * 0.58e-6), "serving runtime: streaming efficiency of the family; CUDA-graph replay per layer"};
+  // The fused-MoE floor: the kernel time vLLM's and SGLang's MoE benchmarks (benchmark_moe.py,
+  // tuning_fused_moe_triton.py) measure at one token, less the time to stream its experts at the
+  // family's efficiency: Mixtral 8x7B BF16 TP2 on H100 144.0 us (24.7 us left; vLLM PR #24700,
+  // Sep 2025), Qwen3-30B-A3B FP8 on H100 40.4 us (27.6; same PR), Qwen3-Next-80B FP8 TP4 on H100
+  // 29.5 us (26.8; vLLM PR #44830) and Qwen3-235B-A22B FP8 TP8 on H200 31.7 us (27.1; SGLang PR
+  // #11730): 27 us, their mean rounded. The three small ones read experts an L2 cache can hold,
+  // which makes their residuals lower bounds. Checked at larger batches in tests/validation/REPORT.md.
+  return {e.memory, seconds(12 * 0.58e-6),
+          "serving runtime: streaming efficiency of the family; CUDA-graph replay per layer",
+          seconds(27e-6)};
 }
 
 double switched_allreduce_s(double bytes, int n, double bw, double latency) {
@@ -358,6 +367,11 @@ Bytes decode_weight_bytes(const InferModel& im, int batch) {
 namespace {
 // Time to stream `b` from the device's memory at the decode efficiency.
 Seconds stream_time(const InferModel& im, Bytes b) { return b / (im.device.memory_bw * im.decode.bandwidth); }
+
+// The fused-MoE calls' floor of one pass over the layers (serving runtimes; zero elsewhere).
+Seconds moe_floor(const InferModel& im) {
+  return im.model.moe() ? im.decode.per_moe_layer * static_cast<double>(im.model.moe_layers()) : seconds(0);
+}
 
 // Two all-reduces per layer of `tokens` activations in 16 bits, through the scale-up switch.
 Seconds tp_allreduces(const InferModel& im, double tokens) {
@@ -417,12 +431,26 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
                           attention / (im.device.peak_for(s.compute) * (linear_efficiency(im, n) * par));
   const Seconds read = s.ep > 1 ? stream_time(im, im.memory.weights)  // each device its own share
                                 : stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par));
-  Seconds t = std::max(compute, read) + im.decode.per_layer * static_cast<double>(m.layers);
+  Seconds t = std::max(compute, read) + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers);
   // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
   // weights over the host link for each micro-batch of 512 tokens.
   if (im.memory.offloaded_layers > 0 && im.device.host.bw_per_direction.value() > 0)
     t += im.memory.offloaded_bytes * std::ceil(n / llama_ubatch) / im.device.host.bw_per_direction;
   return t + tp_allreduces(im, n);
+}
+
+Seconds fused_moe_time(const InferModel& im, int tokens) {
+  const ModelArch& m = im.model;
+  if (!m.moe() || tokens < 1) return seconds(0);
+  const InferSettings& s = im.settings;
+  const double k = m.active_experts, e = m.experts, tp = s.tp;
+  // The experts `tokens` tokens touch, each device its 1/tp slice of each, read once; their GEMMs'
+  // 2 tokens k P_expert FLOPs on the grouped-GEMM curve; and the call's floor.
+  const double touched = e * (1 - std::pow(1 - k / e, tokens)) * im.params.expert;
+  const Seconds read = stream_time(im, weight_bytes(touched, touched, s) / tp);
+  const Seconds work = seconds(2 * tokens * k * im.params.expert / tp /
+                               (im.device.peak_for(s.compute).value() * expert_efficiency(im, tokens)));
+  return std::max(read, work) + im.decode.per_moe_layer;
 }
 
 namespace {
@@ -468,7 +496,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const double bytes_out = own * k * m.hidden * 2 * (ep - 1) / ep;
   const Seconds a2a = per_device > 0 ? seconds(2 * layers * (bytes_out / (per_device * im.compute.link) + link.latency.value()))
                                      : seconds(0);
-  return t_dense + t_attention + t_experts + a2a + im.decode.per_layer * static_cast<double>(m.layers);
+  return t_dense + t_attention + t_experts + a2a + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers);
 }
 }  // namespace
 
@@ -567,7 +595,8 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   const Flops attention = flops(4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * context * rows / tp_div);
   const Seconds t_linear = std::max(stream_time(im, blocks * share + head), linear);
   const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / (peak * im.compute.gemm_max)));
-  return t_linear + t_attention + t_host + im.decode.per_layer * static_cast<double>(m.layers) + tp_allreduces(im, rows);
+  return t_linear + t_attention + t_host + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers) +
+         tp_allreduces(im, rows);
 }
 
 }  // namespace

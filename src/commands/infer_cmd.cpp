@@ -134,6 +134,9 @@ void price(InferRun& r, const Scenario& s) {
   const InferModel& im = r.model;
   r.assumptions.push_back(Assumption{"decode bandwidth efficiency", im.decode.bandwidth, {}, "", im.decode.origin});
   r.assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer.value(), {}, "s", im.decode.origin});
+  if (im.model.moe() && im.decode.per_moe_layer.value() > 0)
+    r.assumptions.push_back(Assumption{"fused-MoE floor per MoE layer", im.decode.per_moe_layer.value(), {}, "s",
+                                       "vLLM and SGLang fused-MoE kernel benchmarks at one token (inference.cpp)"});
   r.assumptions.push_back(Assumption{"runtime reserve", im.memory.reserve.value(), {}, "B",
                                      s.reserve_bytes  ? "set: reserve"
                                      : s.mem_fraction ? fmt::format("set: mem-fraction {}", *s.mem_fraction)

@@ -145,13 +145,15 @@ struct DecodeEfficiency {
   double bandwidth = 0.8;             // share of datasheet bandwidth streamed
   Seconds per_layer = seconds(0);     // fixed cost per layer and token (kernel launches, synchronisation)
   std::string origin;
+  Seconds per_moe_layer = seconds(0); // a serving runtime's fused-MoE call: its floor per MoE layer and pass
 };
 // llama.cpp's single-stream figures for a device and the weights' bits (16-bit or quantised).
 DecodeEfficiency decode_efficiency(const Device& d, double bits_per_weight);
 // For a serving runtime (vLLM, TensorRT-LLM class) the figures differ: decode kernels stream at
 // the device's measured streaming efficiency (BabelStream, step.cpp's Efficiency::memory), and
 // CUDA graphs bring the per-layer cost down to graph replay, about 0.58 us per kernel node
-// (probe.md 2.6) x about 12 kernels per transformer layer.
+// (probe.md 2.6) x about 12 kernels per transformer layer. An MoE layer's fused expert call
+// (routing, token sort, two grouped GEMMs) has a floor of its own, about 27 us whatever its bytes.
 DecodeEfficiency serving_decode_efficiency(const Device& d);
 
 // Tensor-parallel all-reduce of small activations inside a switched scale-up domain: serving
@@ -180,6 +182,10 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
 // max_num_batched_tokens (8192 in its V1 engine) per step.
 constexpr double serving_prefill_tokens = 8192;
 
+// One MoE layer's fused expert call for `tokens` tokens on one device of a tensor-parallel group:
+// the touched experts' slices streamed (or their GEMMs, whichever is longer) plus the call's floor;
+// the expert part of a decode step, as the benchmarks of vLLM's and SGLang's MoE kernels time it.
+Seconds fused_moe_time(const InferModel& im, int tokens);
 // Prefill of `prompts` sequences of `tokens` each.
 // The linear layers' GEMM efficiency on `tokens` tokens at once (prefill; a serving runtime's
 // decode batch): the training model's curve at the dense part's largest GEMM (the MLP's first in a
