@@ -647,3 +647,25 @@ TEST_CASE("a fused MoE call streams the touched experts' slices and pays its flo
   const ModelArch dense = model_from_record(cat().get("models", "llama-3.1-8b"));
   CHECK(fused_moe_time(make_infer_model(dense, count_params(dense), h100, h100, s), 4).value() == 0);
 }
+
+TEST_CASE("tensor parallelism across nodes reduces over the scale-out fabric as well", "[serving]") {
+  // DeepSeek-V3 at tp 16 on H200 nodes of 8: each of the two all-reduces of every layer (61) runs
+  // inside each node over NVLink, then between the two nodes over InfiniBand, paying the scale-out
+  // latency twice (reduce and broadcast). One more millisecond of scale-out latency therefore adds
+  // 2 x 61 x 2 x 1 ms to a decode step; at tp 8, inside one node, it adds nothing.
+  const ModelArch m = model_from_record(cat().get("models", "deepseek-v3"));
+  const ParamCounts pc = count_params(m);
+  Device h200 = resolve_device(cat(), "h200");
+  InferSettings s;
+  s.runtime = Runtime::sglang;
+  s.tp = 16;
+  set_quant(s, "fp8", m, h200);
+  Device slow = h200;
+  slow.scale_out.latency += seconds(1e-3);
+  const double base = decode_step_time(make_infer_model(m, pc, h200, h200, s), 4, 1000).value();
+  const double later = decode_step_time(make_infer_model(m, pc, slow, slow, s), 4, 1000).value();
+  CHECK(later - base == Approx(2 * 61 * 2 * 1e-3));
+  s.tp = 8;
+  CHECK(decode_step_time(make_infer_model(m, pc, slow, slow, s), 4, 1000).value() ==
+        Approx(decode_step_time(make_infer_model(m, pc, h200, h200, s), 4, 1000).value()));
+}
