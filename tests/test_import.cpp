@@ -57,7 +57,7 @@ TEST_CASE("Hugging Face configs import as the catalog's records of the same mode
                          "gemma-3-27b", "llama-3.2-1b", "phi-4", "mistral-7b", "qwen3-8b", "kimi-k2", "qwen3-235b-a22b",
                          "llama-3.1-405b", "llama-2-7b", "llama-3.2-3b", "qwen2.5-14b", "qwen2.5-7b", "qwen3-32b",
                          "gpt2-124m", "tinyllama-1.1b", "qwen3-4b", "qwen3-14b", "qwen3-next-80b-a3b", "llama-4-scout",
-                         "llama-4-maverick"}) {
+                         "llama-4-maverick", "qwen3-coder-480b-a35b", "glm-4.7"}) {
     INFO(id);
     same_shape(imported(id), catalog_model(id));
   }
@@ -85,7 +85,7 @@ TEST_CASE("Imported configs count the parameters their publishers state") {
   // (safetensors counts); Llama 3.2 3B 3.21B, Qwen2.5 3B 3.09B, 7B 7.61B and 14B 14.7B, Qwen3 14B
   // 14.8B and 32B 32.8B (model cards); Kimi K2 1.03T (its Hugging Face page, from the
   // safetensors); Qwen3 4B 4.02B (its safetensors, as a public project's notes quote it; the card
-  // rounds to 4.0B). Within 0.5%.
+  // rounds to 4.0B); Qwen3-Coder 480B-A35B 480B (model card). Within 0.5%.
   const std::pair<const char*, double> published[] = {{"llama-3.1-8b", 8.03e9},  {"qwen3-30b-a3b", 30.5e9}, {"deepseek-v3", 671e9},
                                                       {"gpt-oss-20b", 20.91e9},  {"gemma-2-9b", 9.24e9},    {"mixtral-8x7b", 46.7e9},
                                                       {"qwen2.5-32b", 32.8e9},   {"llama-3.2-1b", 1.23e9},  {"phi-4", 14.7e9},
@@ -93,7 +93,8 @@ TEST_CASE("Imported configs count the parameters their publishers state") {
                                                       {"llama-3.1-405b", 405.85e9}, {"llama-2-7b", 6.738e9},
                                                       {"llama-3.2-3b", 3.21e9},  {"qwen2.5-3b", 3.09e9},    {"qwen2.5-7b", 7.61e9},
                                                       {"qwen2.5-14b", 14.7e9},   {"qwen3-14b", 14.8e9},     {"qwen3-32b", 32.8e9},
-                                                      {"kimi-k2", 1.03e12},      {"qwen3-4b", 4.02e9}};
+                                                      {"kimi-k2", 1.03e12},      {"qwen3-4b", 4.02e9},
+                                                      {"qwen3-coder-480b-a35b", 480e9}};
   for (const auto& [id, total] : published) {
     INFO(id);
     CHECK(count_params(imported(id)).total == Approx(total).epsilon(0.005));
