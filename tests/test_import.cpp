@@ -57,7 +57,8 @@ TEST_CASE("Hugging Face configs import as the catalog's records of the same mode
                          "gemma-3-27b", "llama-3.2-1b", "phi-4", "mistral-7b", "qwen3-8b", "kimi-k2", "qwen3-235b-a22b",
                          "llama-3.1-405b", "llama-2-7b", "llama-3.2-3b", "qwen2.5-14b", "qwen2.5-7b", "qwen3-32b",
                          "gpt2-124m", "tinyllama-1.1b", "qwen3-4b", "qwen3-14b", "qwen3-next-80b-a3b", "llama-4-scout",
-                         "llama-4-maverick", "qwen3-coder-480b-a35b", "glm-4.7"}) {
+                         "llama-4-maverick", "qwen3-coder-480b-a35b", "glm-4.7",
+                         "gemma-3-1b", "gemma-3-4b"}) {
     INFO(id);
     same_shape(imported(id), catalog_model(id));
   }
@@ -68,6 +69,9 @@ TEST_CASE("Hugging Face configs import as the catalog's records of the same mode
   CHECK(imported("gpt2-124m").learned_positions);
   CHECK(imported("gpt2-124m").linear_bias);
   CHECK(count_params(imported("gpt2-124m")).total == 124439808.0);
+  // Gemma 3 1B: one KV head of 256, 22 of 26 layers within a 512-token window, so at 8,192
+  // tokens 2 x 256 x 2 bytes x (4 x 8,192 + 22 x 512) a sequence.
+  CHECK(kv_cache_bytes(imported("gemma-3-1b"), 2, 1, 8192, 1).value() == Approx(2.0 * 256 * 2 * (4 * 8192 + 22 * 512)));
   // gpt-oss's config says its experts ship in MXFP4 (quantization_config quant_method mxfp4).
   const ModelArch oss = imported("gpt-oss-20b");
   CHECK(oss.native_quant == "mxfp4");
@@ -85,7 +89,8 @@ TEST_CASE("Imported configs count the parameters their publishers state") {
   // (safetensors counts); Llama 3.2 3B 3.21B, Qwen2.5 3B 3.09B, 7B 7.61B and 14B 14.7B, Qwen3 14B
   // 14.8B and 32B 32.8B (model cards); Kimi K2 1.03T (its Hugging Face page, from the
   // safetensors); Qwen3 4B 4.02B (its safetensors, as a public project's notes quote it; the card
-  // rounds to 4.0B); Qwen3-Coder 480B-A35B 480B (model card). Within 0.5%.
+  // rounds to 4.0B); Qwen3-Coder 480B-A35B 480B (model card); Gemma 3 1B 1,000M and 4B 3,884M
+  // without its vision encoder (the Gemma 3 report's Table 1). Within 0.5%.
   const std::pair<const char*, double> published[] = {{"llama-3.1-8b", 8.03e9},  {"qwen3-30b-a3b", 30.5e9}, {"deepseek-v3", 671e9},
                                                       {"gpt-oss-20b", 20.91e9},  {"gemma-2-9b", 9.24e9},    {"mixtral-8x7b", 46.7e9},
                                                       {"qwen2.5-32b", 32.8e9},   {"llama-3.2-1b", 1.23e9},  {"phi-4", 14.7e9},
@@ -94,7 +99,8 @@ TEST_CASE("Imported configs count the parameters their publishers state") {
                                                       {"llama-3.2-3b", 3.21e9},  {"qwen2.5-3b", 3.09e9},    {"qwen2.5-7b", 7.61e9},
                                                       {"qwen2.5-14b", 14.7e9},   {"qwen3-14b", 14.8e9},     {"qwen3-32b", 32.8e9},
                                                       {"kimi-k2", 1.03e12},      {"qwen3-4b", 4.02e9},
-                                                      {"qwen3-coder-480b-a35b", 480e9}};
+                                                      {"qwen3-coder-480b-a35b", 480e9},
+                                                      {"gemma-3-1b", 1.0e9},    {"gemma-3-4b", 3.884e9}};
   for (const auto& [id, total] : published) {
     INFO(id);
     CHECK(count_params(imported(id)).total == Approx(total).epsilon(0.005));
