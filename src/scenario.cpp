@@ -275,6 +275,15 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
                                   to_string(is.runtime)));
   is.mem_fraction = s.mem_fraction;
   is.max_seqs = s.max_seqs;
+  if ((s.prefix_tokens > 0) != (s.prefix_hit >= 0))
+    fail(Exit::usage, "prefix caching takes both --prefix-tokens N (the prompt tokens requests share) and --prefix-hit R "
+                      "(the chance a request finds them cached, 0 to 1)");
+  if (s.prefix_tokens > 0 && !serving_runtime(is.runtime))
+    fail(Exit::usage, fmt::format("--prefix-tokens models a serving runtime's prefix cache (vllm, sglang, tensorrt-llm); {} "
+                                  "keeps one conversation's cache",
+                                  to_string(is.runtime)));
+  is.prefix_tokens = s.prefix_tokens;
+  is.prefix_hit = std::max(0.0, s.prefix_hit);
   if (quant == "auto") {
     // Sized at the tensor-parallel degree given, else across --gpus (a node's worth at most for a
     // serving runtime, at a power of two that splits the heads; llama.cpp splits layers over all).

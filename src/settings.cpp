@@ -279,6 +279,13 @@ const std::array table{
            "Prompt and output lengths drawn uniformly from this share of --prompt-tokens and --output-tokens up to them "
            "(serving benchmarks' random range ratio, e.g. 0.8)",
            [](Scenario& s, V v) { s.length_low = v.number; }),
+    integer("prefix-tokens", 1, 1e8, cmd_infer, "none (no prefix caching)",
+            "Prefix caching: the prompt tokens requests share (a system prompt, earlier turns), prefilled once and stored "
+            "once a replica when found cached (needs --prefix-hit)",
+            [](Scenario& s, V v) { s.prefix_tokens = v.integer(); }),
+    number("prefix-hit", Q::fraction, 0, {}, 0, 1, false, cmd_infer, "none",
+           "Prefix caching: the chance a request finds the --prefix-tokens prefix cached (vLLM's prefix cache hit rate)",
+           [](Scenario& s, V v) { s.prefix_hit = v.number; }),
     flag("dp-attention", cmd_infer,
          "Expert parallelism with data-parallel attention (what --ep N alone means; --tp N --ep N keeps attention "
          "tensor-parallel)",

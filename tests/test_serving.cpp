@@ -669,3 +669,38 @@ TEST_CASE("tensor parallelism across nodes reduces over the scale-out fabric as 
   CHECK(decode_step_time(make_infer_model(m, pc, slow, slow, s), 4, 1000).value() ==
         Approx(decode_step_time(make_infer_model(m, pc, h200, h200, s), 4, 1000).value()));
 }
+
+TEST_CASE("a cached prompt prefix costs only its attention and is stored once", "[serving]") {
+  // Llama 3.1 8B in BF16 on an H100 with vLLM. With every request finding its first P tokens
+  // cached, a prompt of P + 500 tokens prefills 500: their linear layers, and their attention to
+  // each other and to the P cached ones, 4 L d (500^2 / 2 + 500 P). Beyond a 500-token prompt's
+  // own time the prefix adds 2 L d x 2 x 500 x P, linear in P: doubling it doubles the extra.
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
+  const ParamCounts pc = count_params(m);
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.runtime = Runtime::vllm;
+  s.context = 4096;
+  set_quant(s, "bf16", m, h100);
+  const double plain = prefill_time(make_infer_model(m, pc, h100, h100, s), 500, 1).value();
+  s.prefix_hit = 1;
+  s.prefix_tokens = 1000;
+  const double one = prefill_time(make_infer_model(m, pc, h100, h100, s), 1500, 1).value() - plain;
+  s.prefix_tokens = 2000;
+  const double two = prefill_time(make_infer_model(m, pc, h100, h100, s), 2500, 1).value() - plain;
+  CHECK(one > 0);
+  CHECK(two == Approx(2 * one));
+  // No hit: the whole prompt is prefilled.
+  s.prefix_hit = 0;
+  s.prefix_tokens = 1000;
+  InferSettings none = s;
+  none.prefix_tokens = 0;
+  CHECK(prefill_time(make_infer_model(m, pc, h100, h100, s), 1500, 1).value() ==
+        Approx(prefill_time(make_infer_model(m, pc, h100, h100, none), 1500, 1).value()));
+  // The cache: 128 KiB a token. At a hit rate of 0.75 on a 1,000-token prefix each sequence keeps
+  // 4,096 - 750 tokens of its own and the replica the prefix once.
+  s.prefix_hit = 0.75;
+  const InferModel im = make_infer_model(m, pc, h100, h100, s);
+  const double room = (im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve).value();
+  CHECK(kv_batch_limit(im) == static_cast<int>((room - 1000.0 * 131072) / ((4096 - 750) * 131072.0)));
+}

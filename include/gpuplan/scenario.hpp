@@ -67,6 +67,8 @@ struct Scenario {
   bool quants = false;            // infer: a table of every format of the runtime's ladder
   bool dp_attention = false;      // infer: expert parallelism with data-parallel attention
   double length_low = 1;          // infer: request lengths uniform from this share of nominal to it
+  long prefix_tokens = 0;         // infer: a prompt prefix shared across requests (prefix caching)
+  double prefix_hit = -1;         // infer: the chance a request finds that prefix cached; negative: not given
   std::optional<double> mem_fraction;  // a serving runtime's memory share; unset: its default
   int max_seqs = 0;                    // sequences a replica runs at once; 0: the runtime's default
   std::string serving_scenario;   // offline, server or interactive (MLPerf's); empty: as the flags say

@@ -332,11 +332,21 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
 int kv_batch_limit(const InferModel& im) {
   const InferMemory& mem = im.memory;
   const Bytes room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
-  Bytes one = kv_cache_bytes(im.model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1) *
-              stage_share(im.model, im.settings.pp);
-  if (im.draft) one += kv_cache_bytes(im.draft->model, im.settings.kv_elem_bytes, im.settings.tp, im.settings.context, 1);
+  const InferSettings& s = im.settings;
+  // A cached prefix's blocks are shared: stored once (on each data-parallel rank), and a sequence
+  // holds its own cache for the rest, the prefix too when it missed.
+  const double shared = cached_prompt_tokens(s, static_cast<double>(s.context));
+  const auto cache = [&](const ModelArch& m, double tokens) {
+    return kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1);
+  };
+  Bytes one = cache(im.model, static_cast<double>(s.context) - shared) * stage_share(im.model, s.pp);
+  Bytes once = s.prefix_tokens > 0 ? cache(im.model, static_cast<double>(std::min(s.prefix_tokens, s.context))) *
+                                         stage_share(im.model, s.pp)
+                                   : bytes(0);
+  if (im.draft) one += cache(im.draft->model, static_cast<double>(s.context));
+  const Bytes left = room - once;
   // Data-parallel attention: each of the ep devices holds its own sequences' caches.
-  return room.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(room / one) * im.settings.ep)) : 0;
+  return left.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(left / one) * s.ep)) : 0;
 }
 
 int batch_limit(const InferModel& im) {
@@ -427,11 +437,20 @@ Seconds linear_compute(const InferModel& im, double tokens, double devices) {
   return t;
 }
 
+double cached_prompt_tokens(const InferSettings& s, double prompt) {
+  return s.prefix_hit * std::min(static_cast<double>(s.prefix_tokens), std::max(0.0, prompt - 1));
+}
+
 Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
-  const double n = static_cast<double>(tokens) * prompts;
-  const Flops attention = flops(2.0 * m.attention_layers() * static_cast<double>(tokens) * static_cast<double>(tokens) *
+  // A cached prefix is not computed again: the prompt's other tokens run the linear layers, and
+  // attend causally to each other (half the square) and to all of the cached ones, 4 L d_q
+  // (n^2 / 2 + n c) FLOPs; the weights are read once either way.
+  const double cached = cached_prompt_tokens(s, static_cast<double>(tokens));
+  const double fresh = static_cast<double>(tokens) - cached;
+  const double n = fresh * prompts;
+  const Flops attention = flops(2.0 * m.attention_layers() * (fresh * fresh + 2 * fresh * cached) *
                                 static_cast<double>(m.q_width()) * prompts);
   // Layer splits run one device at a time; tensor and expert parallelism share the work.
   const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;

@@ -134,6 +134,12 @@ void price(InferRun& r, const Scenario& s) {
   const InferModel& im = r.model;
   r.assumptions.push_back(Assumption{"decode bandwidth efficiency", im.decode.bandwidth, {}, "", im.decode.origin});
   r.assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer.value(), {}, "s", im.decode.origin});
+  if (im.settings.prefix_tokens > 0)
+    r.assumptions.push_back(Assumption{"prefix cache", im.settings.prefix_hit,
+                                       fmt::format("{} of {} prompt tokens shared", format_exact(static_cast<double>(im.settings.prefix_tokens)),
+                                                   format_exact(r.prompt)),
+                                       "hit rate",
+                                       "given: cached tokens are not prefilled again; their KV blocks are stored once a replica"});
   if (im.model.moe() && im.decode.per_moe_layer.value() > 0)
     r.assumptions.push_back(Assumption{"fused-MoE floor per MoE layer", im.decode.per_moe_layer.value(), {}, "s",
                                        "vLLM and SGLang fused-MoE kernel benchmarks at one token (inference.cpp)"});
@@ -193,6 +199,15 @@ Value infer_json(const InferRun& r) {
   v.set("context", static_cast<double>(r.settings.context));
   v.set("prompt_tokens", r.prompt);
   v.set("output_tokens", r.output);
+  if (r.settings.prefix_tokens > 0) {
+    Value pc = Value::object();
+    pc.set("prefix_tokens", static_cast<double>(r.settings.prefix_tokens));
+    pc.set("hit_rate", r.settings.prefix_hit);
+    pc.set("cached_tokens", cached_prompt_tokens(r.settings, r.prompt));  // per request, on average
+    v.set("prefix_cache", pc);
+  } else {
+    v.set("prefix_cache", Value());
+  }
   set_infer_memory_json(v, mem);
   v.set("host", mem.offloaded_layers > 0 ? Value(r.host.id) : Value());
   v.set("prefill_tokens_per_s", runs ? Value(r.prompt / r.single.prefill_s) : Value());

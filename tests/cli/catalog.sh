@@ -2,7 +2,7 @@
 . "$(dirname "$0")/lib.sh"
 
 run --version
-expect_rc 0; expect_out "gpuplan 0.11.0 ("
+expect_rc 0; expect_out "gpuplan 0.12.0 ("
 run --help
 expect_rc 0; expect_out "catalog"
 run

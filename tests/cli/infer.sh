@@ -186,4 +186,14 @@ bad 2 "--dp-attention runs attention data-parallel" infer --model deepseek-r1 --
 run infer --model llama-3.1-8b --gpu h100-sxm --prompt-tokens 1000 --output-tokens 1000 --users 32 --think-time 0 --length-range 0.8 --format json
 expect_rc 0; expect_out '"prompt_tokens": 900,'; expect_out '"output_tokens": 900,'; expect_out '"context": 2000,'
 
+# Prefix caching: 90% of requests find the 1,500-token system prompt cached, so 1,350 of each
+# 2,000-token prompt are not prefilled again, and the cache holds 2.6 times the sequences.
+run infer --model llama-3.1-8b --gpu h100-sxm --prompt-tokens 2000 --output-tokens 200 --prefix-tokens 1500 --prefix-hit 0.9 --format json
+expect_rc 0; expect_out '"cached_tokens": 1350'; expect_out '"hit_rate": 0.9'; expect_out '"max_batch": 536,'
+run infer --model llama-3.1-8b --gpu h100-sxm --prompt-tokens 2000 --output-tokens 200 --format json
+expect_rc 0; expect_out '"prefix_cache": null'; expect_out '"max_batch": 207,'
+bad 2 "prefix caching takes both --prefix-tokens N" infer --model llama-3.1-8b --gpu h100-sxm --prefix-hit 0.5
+bad 2 "--prefix-tokens models a serving runtime's prefix cache" infer --model llama-3.1-8b --gpu rtx-4090 --runtime llama.cpp --prefix-tokens 100 --prefix-hit 0.5
+bad 2 "--prefix-hit" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 1.5
+
 finish

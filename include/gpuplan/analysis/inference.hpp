@@ -63,7 +63,15 @@ struct InferSettings {
   // probability spec_accept, and the target verifies them in one pass (0: none).
   int spec_tokens = 0;
   double spec_accept = 0;
+  // Prefix caching (vLLM's automatic prefix caching, SGLang's radix cache): the first
+  // prefix_tokens of a prompt (a system prompt, an earlier turn) are found cached with
+  // probability prefix_hit. A hit is not prefilled again, and the prefix's KV blocks are shared:
+  // stored once a replica, not once a sequence.
+  long prefix_tokens = 0;
+  double prefix_hit = 0;
 };
+// The prompt tokens a request finds cached, on average: prefix_hit of the shared prefix.
+double cached_prompt_tokens(const InferSettings& s, double prompt);
 
 // The quantisations a runtime offers on a device, widest first (--quant auto, --quants): llama.cpp's
 // GGUF ladder; a serving runtime's bf16, fp8, nvfp4 where the device has an FP4 rate, and AWQ.
