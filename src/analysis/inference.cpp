@@ -181,6 +181,68 @@ Bytes runtime_reserve(Runtime r, const Device& d, int tp, Bytes weights_and_work
   return bytes(1024 * mib);
 }
 
+std::string launch_line(const InferModel& im, const std::string& model, int seqs) {
+  const InferSettings& s = im.settings;
+  const bool fp8_kv = s.kv_elem_bytes == 1;
+  const int ep = s.experts_whole ? s.tp : s.ep;
+  // The memory share the plan assumed: the one given, else the runtime's default at this degree.
+  const Bytes usable = im.device.usable_memory();
+  const double share = s.mem_fraction.value_or(usable.value() > 0 ? 1 - (im.memory.reserve / usable) : 0.9);
+  std::string line;
+  switch (s.runtime) {
+    case Runtime::vllm:
+      // vLLM's engine arguments (docs.vllm.ai, serving/engine_args): data-parallel attention is
+      // --data-parallel-size with --enable-expert-parallel, the experts spread over dp x tp.
+      line = fmt::format("vllm serve {}", model);
+      if (s.ep > 1) line += fmt::format(" --data-parallel-size {} --enable-expert-parallel", s.ep);
+      else line += fmt::format(" --tensor-parallel-size {}", s.tp);
+      if (s.experts_whole) line += " --enable-expert-parallel";
+      if (s.pp > 1) line += fmt::format(" --pipeline-parallel-size {}", s.pp);
+      line += fmt::format(" --max-num-seqs {} --max-model-len {} --gpu-memory-utilization {:.2f}", seqs, s.context, share);
+      if (fp8_kv) line += " --kv-cache-dtype fp8";
+      if (s.prefix_tokens <= 0) line += " --no-enable-prefix-caching";
+      return line;
+    case Runtime::sglang:
+      // SGLang's server arguments (docs.sglang.ai, backend/server_arguments): DP attention is
+      // --dp-size N --enable-dp-attention inside a tp group of the same size.
+      line = fmt::format("python -m sglang.launch_server --model-path {} --tp-size {}", model, s.ep > 1 ? s.ep : s.tp);
+      if (s.ep > 1) line += fmt::format(" --dp-size {} --enable-dp-attention --ep-size {}", s.ep, s.ep);
+      else if (ep > 1) line += fmt::format(" --ep-size {}", ep);
+      if (s.pp > 1) line += fmt::format(" --pp-size {}", s.pp);
+      line += fmt::format(" --max-running-requests {} --context-length {} --mem-fraction-static {:.2f}", seqs, s.context, share);
+      if (fp8_kv) line += " --kv-cache-dtype fp8_e4m3";
+      if (s.prefix_tokens <= 0) line += " --disable-radix-cache";
+      return line;
+    case Runtime::tensorrt_llm:
+      // trtllm-serve's options (TensorRT-LLM docs, commands/trtllm-serve); the KV dtype follows the
+      // checkpoint's quantisation config.
+      line = fmt::format("trtllm-serve {} --tp_size {}", model, s.ep > 1 ? s.ep : s.tp);
+      if (s.pp > 1) line += fmt::format(" --pp_size {}", s.pp);
+      if (ep > 1) line += fmt::format(" --ep_size {}", ep);
+      return line + fmt::format(" --max_batch_size {} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:.2f}", seqs,
+                                s.context, s.mem_fraction.value_or(0.9));
+    case Runtime::llama_cpp:
+    case Runtime::ollama: {
+      // llama-server's options (llama.cpp tools/server/README.md): layers on the device(s), the
+      // context for all slots, the slots; Ollama takes the context from OLLAMA_CONTEXT_LENGTH.
+      // -ngl 99 puts every layer (and the output layer) on the device(s); a CPU runs them all itself.
+      const int on_device = im.device.family == "cpu"          ? 0
+                            : im.memory.offloaded_layers > 0 ? im.model.layers - im.memory.offloaded_layers
+                                                             : 99;
+      if (s.runtime == Runtime::ollama) return fmt::format("OLLAMA_CONTEXT_LENGTH={} ollama run {}", s.context, model);
+      line = fmt::format("llama-server -m {} -c {} -ngl {} -np {}", model, s.context * std::max(1, seqs), on_device,
+                         std::max(1, seqs));
+      if (s.tp > 1) line += " --split-mode layer";
+      if (s.kv_elem_bytes < 2) {
+        const char* type = s.kv_elem_bytes > 1 ? "q8_0" : "q4_0";  // 34/32 or 18/32 bytes an element
+        line += fmt::format(" -ctk {} -ctv {} -fa on", type, type);
+      }
+      return line;
+    }
+  }
+  return line;
+}
+
 int runtime_max_seqs(Runtime r, const Device& d) {
   constexpr double gib = 1024.0 * 1024 * 1024;
   switch (r) {

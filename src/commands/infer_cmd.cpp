@@ -71,6 +71,7 @@ struct InferRun : ServingAnswer {
   ClusterPower cluster;
   FacilityBill bill;
   std::optional<double> usd_per_m, kwh_per_m;
+  std::string launch;  // the runtime's command for this deployment
 };
 
 // The laptop question (one device, no load, no site named) runs outside a data centre: no
@@ -169,6 +170,15 @@ InferRun infer_run(const Catalog& catalog, const Scenario& s) {
   warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
   r.warnings = std::move(warnings);
   price(r, s);
+  // The checkpoint to serve: the path given, else a placeholder naming the catalog model.
+  const bool path = s.model.find('/') != std::string::npos || s.model.ends_with(".json") || s.model.ends_with(".gguf");
+  const std::string checkpoint =
+      path ? s.model
+           : fmt::format("<{} {}>", r.job.model.id, r.settings.runtime == Runtime::llama_cpp ? "GGUF file" : "checkpoint");
+  // A load's batch, else the runtime's own: the cache's limit on a serving runtime, one
+  // conversation on llama.cpp and Ollama.
+  const int seqs = r.sized ? r.sized->op.batch : serving_runtime(r.settings.runtime) ? batch_limit(r.model) : 1;
+  r.launch = launch_line(r.model, checkpoint, seqs);
   return r;
 }
 
@@ -232,6 +242,7 @@ Value infer_json(const InferRun& r) {
   v.set("utilisation", r.sized ? Value(r.sized->utilisation) : Value());
   v.set("replicas", r.sized ? r.sized->replicas : 1);
   v.set("gpus", r.gpus);
+  v.set("launch", r.launch);
   v.set("usd_per_million_tokens", runs ? r.usd_per_m : Value());
   v.set("kwh_per_million_tokens", runs ? r.kwh_per_m : Value());
   v.set("site", r.job.facility.site.id);
@@ -387,6 +398,7 @@ Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& 
   doc.tables.push_back(infer_table(r));
   if (s.top > 0 && r.tried.size() > 1) add_alternatives(doc, r, s.top);
   if (s.quants) add_quants(doc, catalog, s, r);
+  if (r.runs) doc.lines.push_back("launch: " + r.launch);
   if (!r.unmet.empty()) {
     doc.exit_code = static_cast<int>(Exit::no_answer);
     doc.failure = r.unmet;

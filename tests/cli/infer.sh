@@ -196,4 +196,14 @@ bad 2 "prefix caching takes both --prefix-tokens N" infer --model llama-3.1-8b -
 bad 2 "--prefix-tokens models a serving runtime's prefix cache" infer --model llama-3.1-8b --gpu rtx-4090 --runtime llama.cpp --prefix-tokens 100 --prefix-hit 0.5
 bad 2 "--prefix-hit" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 1.5
 
+# The launch line: the runtime's flags for the deployment planned.
+run infer --model llama-3.1-70b --gpu h100-sxm --rate 20 --ttft 2s --tpot 100ms
+expect_rc 0; expect_out "launch: vllm serve <llama-3.1-70b checkpoint> --tensor-parallel-size 4 --max-num-seqs 254 --max-model-len 1300 --gpu-memory-utilization 0.90 --no-enable-prefix-caching"
+run infer --model deepseek-r1 --gpu h200 --gpus 8 --ep 8 --quant fp8 --runtime sglang --users 64 --think-time 0 --format json
+expect_rc 0; expect_out '"launch": "python -m sglang.launch_server --model-path <deepseek-r1 checkpoint> --tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8 --max-running-requests 64'
+run infer --model llama-3.1-70b --gpu rtx-4090 --quant q4_k_m
+expect_rc 0; expect_out "launch: llama-server -m <llama-3.1-70b GGUF file> -c 4096 -ngl 44 -np 1"
+run infer --model "$SRC/tests/data/hf/qwen3-8b" --gpu h100-sxm --runtime tensorrt-llm --prefix-tokens 500 --prefix-hit 0.5 --format json
+expect_rc 0; expect_out "\"launch\": \"trtllm-serve $SRC/tests/data/hf/qwen3-8b --tp_size 1 --max_batch_size"
+
 finish

@@ -190,6 +190,12 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
 // max_num_batched_tokens (8192 in its V1 engine) per step.
 constexpr double serving_prefill_tokens = 8192;
 
+// The command that starts this deployment on its runtime, with the flags the plan sets: vLLM's
+// and SGLang's parallel sizes, sequence cap, model length, memory share and KV dtype, TensorRT-LLM's
+// trtllm-serve equivalents, llama.cpp's llama-server context, layers on the device and slots.
+// `model` is the checkpoint to serve (a path, or a placeholder naming the catalog model).
+std::string launch_line(const InferModel& im, const std::string& model, int seqs);
+
 // One MoE layer's fused expert call for `tokens` tokens on one device of a tensor-parallel group:
 // the touched experts' slices streamed (or their GEMMs, whichever is longer) plus the call's floor;
 // the expert part of a decode step, as the benchmarks of vLLM's and SGLang's MoE kernels time it.
