@@ -279,6 +279,10 @@ const std::array table{
            "Prompt and output lengths drawn uniformly from this share of --prompt-tokens and --output-tokens up to them "
            "(serving benchmarks' random range ratio, e.g. 0.8)",
            [](Scenario& s, V v) { s.length_low = v.number; }),
+    text("trace", cmd_infer, "none (Poisson arrivals in closed form)",
+         "Replay a CSV of requests (arrival time, prompt tokens, output tokens; the Azure LLM inference and BurstGPT "
+         "traces' columns) through the deployment: latency percentiles as the traffic came",
+         [](Scenario& s, V v) { s.trace = v.text; }),
     integer("prefix-tokens", 1, 1e8, cmd_infer, "none (no prefix caching)",
             "Prefix caching: the prompt tokens requests share (a system prompt, earlier turns), prefilled once and stored "
             "once a replica when found cached (needs --prefix-hit)",

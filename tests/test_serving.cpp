@@ -33,9 +33,11 @@ TEST_CASE("a replica's capacity is B over O decode steps plus B prefills", "[ser
   CHECK(o.prefill_s == Approx(prefill_time(im, 1000, 8).value() / 8));
   CHECK(o.step_s == Approx(decode_step_time(im, 32, 1000 + 150).value()));
   CHECK(o.capacity_rps == Approx(32 / (300 * o.step_s + 32 * o.prefill_s)));
-  // No load: no queueing; a token takes one step and the first one the whole prefill step too.
-  CHECK(o.tpot_s == Approx(o.step_s));
-  CHECK(o.ttft_s == Approx(8 * o.prefill_s + o.step_s));
+  // No load: no queueing, and a request decodes alone: a token takes one sequence's step, and
+  // the first one its own prompt's prefill (no other in its chunk) and that step.
+  CHECK(o.step1_s == Approx(decode_step_time(im, 1, 1000 + 150).value()));
+  CHECK(o.tpot_s == Approx(o.step1_s));
+  CHECK(o.ttft_s == Approx(o.prefill_s + o.step1_s));
   // Under load the prefill takes a share rho of the time and stretches each token by 1 / (1 - rho).
   const Operating full = operate(im, 32, 1000, 300, 1.0);
   const double rho = std::min(0.95, full.capacity_rps * full.prefill_s);
@@ -595,9 +597,14 @@ TEST_CASE("TTFT percentiles under Poisson arrivals spread with the load", "[serv
   CHECK(light.ttft->p50 < light.ttft->p90);
   CHECK(light.ttft->p90 < light.ttft->p99);
   CHECK(heavy.ttft->p99 - heavy.ttft->p50 > light.ttft->p99 - light.ttft->p50);
-  // At no load nothing is in progress: the TTFT is the prefill step and a decode step.
+  // At no load nothing is in progress: the TTFT is the request's own prefill and a decode step.
   const Operating idle = operate(im, 32, 1000, 300, 0);
-  CHECK(idle.ttft_s == Approx(8 * idle.prefill_s + idle.step_s));
+  CHECK(idle.ttft_s == Approx(idle.prefill_s + idle.step1_s));
+  // Under load the steps are those of the sequences decoding, lambda x their time in the replica
+  // (Little's law), between one sequence's step and the full batch's.
+  CHECK(light.tpot_s < heavy.tpot_s);
+  CHECK(light.tpot->p50 > light.step1_s);
+  CHECK(heavy.tpot->p50 < heavy.step_s / (1 - heavy.capacity_rps * 0.8 * heavy.stall_s));
 }
 
 TEST_CASE("tensor-parallel attention with experts whole across the devices steps as tensor parallelism", "[serving]") {
@@ -703,4 +710,21 @@ TEST_CASE("a cached prompt prefix costs only its attention and is stored once", 
   const InferModel im = make_infer_model(m, pc, h100, h100, s);
   const double room = (im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve).value();
   CHECK(kv_batch_limit(im) == static_cast<int>((room - 1000.0 * 131072) / ((4096 - 750) * 131072.0)));
+}
+
+TEST_CASE("under load the batch decodes the sequences Little's law puts in it", "[serving]") {
+  // Llama 3.1 8B on an H100, 32 slots, 1000-token prompts and 300-token replies, at half the
+  // capacity: lambda = capacity / 2 requests/s; each is in the replica for its prefill share P and
+  // O + 1 steps of step(n) / (1 - rho), step(n) straight from step(1) to step(32). Solving
+  // n = lambda (P + (O + 1) step(n) / (1 - rho)) for n gives the sequences decoding, and the
+  // step and TPOT there.
+  const InferModel im = served("llama-3.1-8b", "h100-sxm", 1);
+  const Operating o = operate(im, 32, 1000, 300, 0.5);
+  const double lambda = 0.5 * o.capacity_rps, rho = lambda * o.stall_s;
+  const double slope = (o.step_s - o.step1_s) / 31, base = o.step1_s - slope;
+  const double per = lambda * 301 / (1 - rho);
+  const double n = (lambda * o.prefill_s + per * base) / (1 - per * slope);
+  REQUIRE(n > 1);
+  REQUIRE(n < 32);
+  CHECK(o.tpot_s == Approx((base + slope * n) / (1 - rho)));
 }

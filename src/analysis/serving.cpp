@@ -24,14 +24,28 @@ double quantile_given(double waits, double drain, double scv, double p) {
 
 // The pieces of a replica's latency at a load share u of its capacity (no queueing yet).
 struct Load {
-  double lambda, tpot_mean, first, hold, rho;
+  double lambda, step, tpot_mean, first, hold, rho, occupancy;
 };
-Load load_of(const Operating& o, double u) {
+// The sequences decoding at a load: n = lambda x a request's time in the replica (Little's law),
+// whose steps cost step(n), straight between one sequence's step and the full batch's (the
+// weights read once, each sequence's cache and work on top): n = lambda (P + (O + 1) step(n) /
+// (1 - rho)) with P its prompt's share of a prefill step, solved for n, at most the batch. A step at the full batch
+// whatever the load, as before, overstated TPOT and TTFT wherever the batch was not full.
+Load load_of(const Operating& o, double u, double output) {
   Load l;
   l.lambda = u * o.capacity_rps;
   l.rho = std::min(0.95, l.lambda * o.stall_s);  // share of time spent prefilling
-  l.tpot_mean = o.step_s / (1 - l.rho);
-  l.first = o.prefill_s * o.prefills_per_step + l.tpot_mean;  // the whole prefill step, then a decode
+  const double b = o.batch, slope = b > 1 ? (o.step_s - o.step1_s) / (b - 1) : 0, base = o.step1_s - slope;
+  const double per = l.lambda * (output + 1) / (1 - l.rho);
+  const double room = 1 - per * slope;
+  const double n = u >= 1 || room <= 0 ? b : (l.lambda * o.prefill_s + per * base) / room;
+  l.occupancy = std::clamp(n, std::min(1.0, b), b);
+  l.step = b > 1 ? base + slope * l.occupancy : o.step_s;
+  l.tpot_mean = l.step / (1 - l.rho);
+  // A request's prefill step holds it and the prompts that arrived during the iteration before it
+  // (a chunk holds at most prefills_per_step), then a decode step gives its first token.
+  const double together = u >= 1 ? o.prefills_per_step : std::min<double>(o.prefills_per_step, 1 + l.lambda * l.tpot_mean);
+  l.first = o.prefill_s * together + l.tpot_mean;
   l.hold = o.batch / o.capacity_rps;  // a request holds its slot B / capacity at full load
   return l;
 }
@@ -41,7 +55,7 @@ Load load_of(const Operating& o, double u) {
 // (an M/G/infinity occupancy), so it is busy with probability 1 - exp(-lambda T).
 TtftWait wait_of(const Operating& o, const Load& l, double output) {
   TtftWait w;
-  w.iteration_s = o.step_s;
+  w.iteration_s = l.step;
   w.decoding = (1 - std::exp(-l.lambda * (l.first + output * l.tpot_mean))) * (1 - l.rho);
   w.prefill_waits = l.rho;
   w.prefill_rate = o.stall_s > 0 ? 2 * (1 - l.rho) / o.stall_s : 0;
@@ -55,7 +69,7 @@ TtftWait wait_of(const Operating& o, const Load& l, double output) {
 double tpot_at(const Operating& o, const Load& l, double output, double z) {
   const double k = o.prefills_per_step, m = l.lambda / k * output * l.tpot_mean;
   const double landed = std::max(0.0, m + z * std::sqrt(m));
-  return (output * o.step_s + landed * k * o.stall_s) / output;
+  return (output * l.step + landed * k * o.stall_s) / output;
 }
 // Whether the p99 TTFT is within `ttft`: P(first + wait > ttft) <= 1%, one evaluation of the
 // tail rather than a search for its quantile.
@@ -66,7 +80,7 @@ bool ttft_p99_within(const Operating& o, const Load& l, double output, double tt
 // The latencies of o at a load share u of its capacity.
 void at_load(Operating& o, double u, double output) {
   o.load_share = u;
-  const Load l = load_of(o, u);
+  const Load l = load_of(o, u, output);
   o.tpot_s = l.tpot_mean;
   o.ttft.reset(), o.tpot.reset();
   // At full load (offline: every request queued at once) there is no arrival process to
@@ -179,6 +193,7 @@ Operating operate(const InferModel& im, int batch, double prompt, double output,
                             : 1;
   o.prefill_s = prefill_time(im, static_cast<long>(prompt), o.prefills_per_step).value() / o.prefills_per_step;
   o.step_s = decode_step_time(im, batch, prompt + output / 2).value();
+  o.step1_s = batch > 1 ? decode_step_time(im, 1, prompt + output / 2).value() : o.step_s;
   // Pipeline stages prefill different micro-batches' prompts at once: each prompt holds the
   // replica for 1/pp of its prefill.
   o.stall_s = o.prefill_s / im.settings.pp;
@@ -212,8 +227,8 @@ std::optional<Operating> best_batch(const InferModel& im, int max_batch, double 
     // The highest load share that meets them (latencies grow with the load): TPOT's first, on
     // its closed form, then TTFT's below it, which costs an Erlang C each.
     double lo = 1 - 1e-6;
-    if (tpot > 0) lo = highest(lo, [&](double u) { return ++tried, tpot_at(o, load_of(o, u), output, z99) <= tpot; });
-    if (ttft > 0) lo = highest(lo, [&](double u) { return ++tried, ttft_p99_within(o, load_of(o, u), output, ttft); });
+    if (tpot > 0) lo = highest(lo, [&](double u) { return ++tried, tpot_at(o, load_of(o, u, output), output, z99) <= tpot; });
+    if (ttft > 0) lo = highest(lo, [&](double u) { return ++tried, ttft_p99_within(o, load_of(o, u, output), output, ttft); });
     at_load(o, lo, output);
     o.sustained_rps = lo * o.capacity_rps;
     if (!best || o.sustained_rps > best->sustained_rps) best = o;

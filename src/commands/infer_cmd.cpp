@@ -9,6 +9,7 @@
 #include "bill.hpp"
 #include "gpuplan/analysis/cost.hpp"
 #include "gpuplan/analysis/serving.hpp"
+#include "gpuplan/analysis/trace.hpp"
 #include "gpuplan/commands.hpp"
 #include "gpuplan/error.hpp"
 #include "gpuplan/format.hpp"
@@ -72,6 +73,8 @@ struct InferRun : ServingAnswer {
   FacilityBill bill;
   std::optional<double> usd_per_m, kwh_per_m;
   std::string launch;  // the runtime's command for this deployment
+  std::optional<TraceReplay> replay;  // --trace: the requests replayed
+  std::optional<Operating> poisson;   // and the closed forms at the same mean rate, where it is below capacity
 };
 
 // The laptop question (one device, no load, no site named) runs outside a data centre: no
@@ -152,8 +155,26 @@ void price(InferRun& r, const Scenario& s) {
   for (const auto& n : r.job.calibration_notes) r.assumptions.push_back(Assumption{"calibration", 0, n, "", r.job.calibration_path});
 }
 
-InferRun infer_run(const Catalog& catalog, const Scenario& s) {
+// --trace: the requests it holds, and the question asked at their mean prompt and reply, with a
+// cache for the longest.
+std::vector<TraceRequest> trace_of(const Scenario& s, Scenario& asked) {
+  if (s.trace.empty()) return {};
+  if (s.rate > 0 || s.users > 0)
+    fail(Exit::usage, "--trace replays the arrivals it holds: give no --rate or --users with it");
+  std::vector<TraceRequest> t = read_trace(s.trace);
+  double prompts = 0, outputs = 0, longest = 0;
+  for (const auto& q : t) prompts += q.prompt, outputs += q.output, longest = std::max(longest, q.prompt + q.output);
+  const double n = static_cast<double>(t.size());
+  if (!s.has("prompt-tokens")) asked.prompt_tokens = std::max(1L, std::lround(prompts / n));
+  if (!s.has("output-tokens")) asked.output_tokens = std::max(1L, std::lround(outputs / n));
+  if (!s.has("context")) asked.context = static_cast<int>(std::min(longest, 2e9));
+  return t;
+}
+
+InferRun infer_run(const Catalog& catalog, const Scenario& given) {
   InferRun r;
+  Scenario s = given;
+  const std::vector<TraceRequest> trace = trace_of(given, s);
   r.job = resolve_job(catalog, s);
   const ServingQuestion q = serving_question(catalog, s, r.job);
   static_cast<ServingAnswer&>(r) = answer_serving(q);
@@ -179,6 +200,19 @@ InferRun infer_run(const Catalog& catalog, const Scenario& s) {
   // conversation on llama.cpp and Ollama.
   const int seqs = r.sized ? r.sized->op.batch : serving_runtime(r.settings.runtime) ? batch_limit(r.model) : 1;
   r.launch = launch_line(r.model, checkpoint, seqs);
+  if (!trace.empty() && r.runs) {
+    const int replicas = std::max(1, r.gpus / replica_devices(r.settings));
+    r.replay = replay_trace(r.model, trace, replicas);
+    // The closed forms for Poisson arrivals at the trace's mean rate, mean prompt and reply.
+    const int batch = std::max(1, batch_limit(r.model));
+    const Operating full = operate(r.model, batch, r.replay->mean_prompt, r.replay->mean_output, 1);
+    const double share = full.capacity_rps > 0 ? r.replay->rate_rps / replicas / full.capacity_rps : 1;
+    if (share < 1) r.poisson = operate(r.model, batch, r.replay->mean_prompt, r.replay->mean_output, share);
+    else
+      r.warnings.push_back(fmt::format("the trace's mean rate, {} requests/s, is {:.0f}% of the {} replica{}' capacity: its "
+                                       "queue grows, and Poisson arrivals at that rate have no steady state",
+                                       format_sig(r.replay->rate_rps), 100 * share, replicas, replicas == 1 ? "" : "s"));
+  }
   return r;
 }
 
@@ -243,6 +277,38 @@ Value infer_json(const InferRun& r) {
   v.set("replicas", r.sized ? r.sized->replicas : 1);
   v.set("gpus", r.gpus);
   v.set("launch", r.launch);
+  if (r.replay) {
+    const TraceReplay& t = *r.replay;
+    Value tv = Value::object();
+    tv.set("requests", static_cast<double>(t.requests));
+    tv.set("replicas", t.replicas);
+    tv.set("rate_rps", t.rate_rps);
+    tv.set("mean_prompt_tokens", t.mean_prompt);
+    tv.set("mean_output_tokens", t.mean_output);
+    tv.set("duration_s", t.duration_s);
+    tv.set("throughput_tokens_per_s", t.throughput);
+    tv.set("longest_queue", static_cast<double>(t.longest_queue));
+    tv.set("ttft_mean_s", t.ttft_mean);
+    tv.set("tpot_mean_s", t.tpot_mean);
+    const auto tails = [](Value& o, const char* name, const Percentiles& p) {
+      o.set(fmt::format("{}_p50_s", name), p.p50);
+      o.set(fmt::format("{}_p90_s", name), p.p90);
+      o.set(fmt::format("{}_p99_s", name), p.p99);
+    };
+    tails(tv, "ttft", t.ttft);
+    tails(tv, "tpot", t.tpot);
+    if (r.poisson && r.poisson->ttft && r.poisson->tpot) {
+      Value pv = Value::object();
+      tails(pv, "ttft", *r.poisson->ttft);
+      tails(pv, "tpot", *r.poisson->tpot);
+      tv.set("poisson", pv);
+    } else {
+      tv.set("poisson", Value());
+    }
+    v.set("trace", tv);
+  } else {
+    v.set("trace", Value());
+  }
   v.set("usd_per_million_tokens", runs ? r.usd_per_m : Value());
   v.set("kwh_per_million_tokens", runs ? r.kwh_per_m : Value());
   v.set("site", r.job.facility.site.id);
@@ -398,6 +464,22 @@ Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& 
   doc.tables.push_back(infer_table(r));
   if (s.top > 0 && r.tried.size() > 1) add_alternatives(doc, r, s.top);
   if (s.quants) add_quants(doc, catalog, s, r);
+  if (r.replay) {
+    const TraceReplay& t = *r.replay;
+    Table tt;
+    tt.title = fmt::format("trace replayed: {} requests at {} requests/s, {} replica{}", t.requests, format_sig(t.rate_rps),
+                           t.replicas, t.replicas == 1 ? "" : "s");
+    tt.headers = {"latency", "p50", "p90", "p99", "Poisson p99"};
+    tt.right = {false, true, true, true, true};
+    const auto row = [&](const char* name, const Percentiles& p, std::optional<Percentiles> poisson) {
+      tt.add_row({name, format_duration(p.p50), format_duration(p.p90), format_duration(p.p99),
+                  poisson ? format_duration(poisson->p99) : "-"});
+    };
+    row("TTFT", t.ttft, r.poisson ? r.poisson->ttft : std::nullopt);
+    row("TPOT", t.tpot, r.poisson ? r.poisson->tpot : std::nullopt);
+    tt.add_row({"output throughput", format_si(t.throughput, "tokens/s"), "", "", ""});
+    doc.tables.push_back(tt);
+  }
   if (r.runs) doc.lines.push_back("launch: " + r.launch);
   if (!r.unmet.empty()) {
     doc.exit_code = static_cast<int>(Exit::no_answer);

@@ -196,9 +196,23 @@ bad 2 "prefix caching takes both --prefix-tokens N" infer --model llama-3.1-8b -
 bad 2 "--prefix-tokens models a serving runtime's prefix cache" infer --model llama-3.1-8b --gpu rtx-4090 --runtime llama.cpp --prefix-tokens 100 --prefix-hit 0.5
 bad 2 "--prefix-hit" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 1.5
 
+# --trace: requests replayed as they came, beside the closed forms at the same mean rate.
+printf 'arrival,prompt,output\n' > "$TMP/trace.csv"
+awk 'BEGIN { srand(5); t = 0; for (i = 0; i < 3000; i++) { t += -log(1 - rand()) / 8; printf "%.6f,1000,200\n", t } }' >> "$TMP/trace.csv"
+run infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/trace.csv" --format json
+expect_rc 0; expect_out '"requests": 3000,'; expect_out '"mean_prompt_tokens": 1000,'; expect_out '"ttft_p99_s":'; expect_out '"poisson": {'
+run infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/trace.csv"
+expect_rc 0; expect_out "trace replayed: 3000 requests at"; expect_out "Poisson p99"
+printf '0,100,10\n2,100,10\n1,100,10\n' > "$TMP/unsorted.csv"
+bad 65 "row 3: its time is earlier than the row before" infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/unsorted.csv"
+printf '0,100,10\n1,lots,10\n' > "$TMP/word.csv"
+bad 65 "row 2: 'lots' is not a number" infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/word.csv"
+bad 2 "--trace replays the arrivals it holds" infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/trace.csv" --rate 5 --ttft 1s
+bad 66 "cannot read trace" infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/absent.csv"
+
 # The launch line: the runtime's flags for the deployment planned.
 run infer --model llama-3.1-70b --gpu h100-sxm --rate 20 --ttft 2s --tpot 100ms
-expect_rc 0; expect_out "launch: vllm serve <llama-3.1-70b checkpoint> --tensor-parallel-size 4 --max-num-seqs 254 --max-model-len 1300 --gpu-memory-utilization 0.90 --no-enable-prefix-caching"
+expect_rc 0; expect_out "launch: vllm serve <llama-3.1-70b checkpoint> --tensor-parallel-size 4 --max-num-seqs 324 --max-model-len 1300 --gpu-memory-utilization 0.90 --no-enable-prefix-caching"
 run infer --model deepseek-r1 --gpu h200 --gpus 8 --ep 8 --quant fp8 --runtime sglang --users 64 --think-time 0 --format json
 expect_rc 0; expect_out '"launch": "python -m sglang.launch_server --model-path <deepseek-r1 checkpoint> --tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8 --max-running-requests 64'
 run infer --model llama-3.1-70b --gpu rtx-4090 --quant q4_k_m

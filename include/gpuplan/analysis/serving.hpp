@@ -38,6 +38,7 @@ struct Operating {
   double sustained_rps = 0;  // the most it carries within the targets (capacity when none)
   double load_share = 0;     // the load considered, a share of capacity
   double prefill_s = 0, step_s = 0;
+  double step1_s = 0;  // one sequence's step (the step at the load is between the two)
   double stall_s = 0;  // how long a prompt's prefill holds up the batch's decoding: prefill_s / pp
   int prefills_per_step = 1;
   double ttft_s = 0, tpot_s = 0;  // means at the load considered
