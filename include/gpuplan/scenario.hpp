@@ -94,6 +94,8 @@ struct Scenario {
   std::string storage;        // storage system id; empty: needs only
   long storage_units = 0;
   double checkpoint_every_s = 0;
+  double restart_s = -1;          // train: detection, rescheduling and start-up after an interruption; negative: default
+  bool async_checkpoint = false;  // train: checkpoints stall only for the copy to host memory
   double epochs = 1;
   double dataset_tokens = 0;  // fine-tuning: tokens = dataset_tokens x epochs (0: --tokens or the default)
   double bytes_per_token = default_raw_bytes_per_token;

@@ -19,6 +19,31 @@ double TrainQuestion::target_batch(int devices) const {
 
 Seconds wall_clock(double steps, Seconds step, double goodput) { return step * (steps / goodput); }
 
+Goodput run_goodput(const TrainQuestion& q, int devices, const StorageResult* storage) {
+  const Device& d = q.model.device;
+  const Bytes checkpoint = q.storage.checkpoint;
+  GoodputInput in;
+  in.devices = devices;
+  in.restart = q.restart;
+  in.interval = q.storage.checkpoint_every;
+  const StorageSystem* s = q.storage.system;
+  if (s && storage && storage->units > 0) {
+    in.checkpoint_write = checkpoint / (s->write * static_cast<double>(storage->units));
+    in.checkpoint_read = checkpoint / (s->read * static_cast<double>(storage->units));
+  } else {
+    // No storage system given: the storage of the Llama 3 cluster per device, its 2 TB/s sustained
+    // for 16,384 GPUs (Dubey et al. 2024, section 3.3.1: Tectonic, 2 TB/s sustained and 7 TB/s at
+    // peak), so about 122 MB/s a device (an estimate for another cluster).
+    const double rate = llama3_storage_per_device * devices;
+    in.checkpoint_write = in.checkpoint_read = seconds(checkpoint.value() / rate);
+  }
+  // Asynchronous checkpointing stalls for each device's copy of its shard to host memory.
+  in.checkpoint_stall = q.async_checkpoint && d.host.bw_per_direction.value() > 0
+                            ? seconds(checkpoint.value() / devices / d.host.bw_per_direction.value())
+                            : in.checkpoint_write;
+  return derive_goodput(in);
+}
+
 SearchResult search_or_fail(const StepModel& sm, const LayoutConstraints& c, int gpus, double batch_tokens, int top) {
   if (const std::string p = interconnect_problem(sm.device, gpus); !p.empty()) fail(Exit::no_answer, p);
   SearchResult r = search_layouts(sm, gpus, c, batch_tokens, top);
@@ -49,13 +74,17 @@ struct Fewest {
   SearchResult result;
 };
 Fewest fewest_for_deadline(const TrainQuestion& q, int& counts) {
-  // tokens/s the deadline needs: steps x step time / goodput <= deadline
-  const double needed = q.tokens / (q.goodput * q.deadline.value());
+  // tokens/s the deadline needs at n devices: steps x step time / goodput <= deadline, the
+  // goodput falling as the devices grow (more of them fail) unless it was given.
+  auto needed_at = [&](int n) {
+    const double g = q.goodput_given ? q.goodput : run_goodput(q, n, nullptr).value;
+    return q.tokens / (std::max(1e-9, g) * q.deadline.value());
+  };
   std::map<int, bool> cache;
   auto meets_devices = [&](int n) {
     auto it = cache.find(n);
     if (it == cache.end()) {
-      it = cache.emplace(n, any_layout_reaches(q.model, n, q.layout, q.target_batch(n), needed)).first;
+      it = cache.emplace(n, any_layout_reaches(q.model, n, q.layout, q.target_batch(n), needed_at(n))).first;
       ++counts;
     }
     return it->second;
@@ -82,7 +111,7 @@ Fewest fewest_for_deadline(const TrainQuestion& q, int& counts) {
       q.unit * q.model.device.peak_for(q.model.settings.compute_dtype).value() /
       model_flops_per_token(q.model.model, q.model.params, ts.seq_len, adapters_only(ts), ts.flash_attention);
   int hi = 1;
-  while (hi < max_deadline_units / 2 && hi * best_tokens_per_unit < needed) hi *= 2;  // hi cannot meet it
+  while (hi < max_deadline_units / 2 && hi * best_tokens_per_unit < needed_at(hi * q.unit)) hi *= 2;  // hi cannot meet it
   while (!meets(hi)) {
     if (hi >= max_deadline_units / 2)
       fail(Exit::no_answer, fmt::format("no count of {} up to {} trains {} on {:.3g} tokens within {}", q.model.device.id,
@@ -133,7 +162,15 @@ TrainAnswer plan_training(const TrainQuestion& q) {
   si.tokens = q.tokens;
   if (q.tokens_from_deadline) si.tokens = a.best.tokens_per_s * q.goodput * q.deadline.value();
   a.storage = storage_needs(si);
-  a.goodput = q.goodput * (1 - a.storage.checkpoint_overhead);
+  if (q.goodput_given) a.goodput = q.goodput * (1 - a.storage.checkpoint_overhead);
+  else {
+    a.reliability = run_goodput(q, a.gpus, &a.storage);
+    a.goodput = a.reliability->value;
+    if (a.goodput < 0.05)
+      fail(Exit::no_answer, fmt::format("{} devices fail about every {} (Llama 3's rate), too often for the run to make "
+                                        "progress between checkpoints and restarts; use fewer devices or give --goodput",
+                                        a.gpus, format_duration(a.reliability->mtbf.value())));
+  }
   if (q.deadline.value() > 0) a.tokens_by_deadline = a.best.tokens_per_s * a.goodput * q.deadline.value();
   if (q.tokens_from_deadline) {
     a.tokens = a.tokens_by_deadline;
@@ -165,11 +202,16 @@ TrainAnswer plan_training(const TrainQuestion& q) {
   // search chose the count, by the checkpoint writes it does not see (1e-9: rounding).
   if (q.deadline.value() > 0 && a.wall.value() > q.deadline.value() * (1 + 1e-9)) {
     a.meets_deadline = false;
-    const double without_checkpoints = wall_clock(a.steps, st.total, q.goodput).value();
+    const double without_checkpoints =
+        wall_clock(a.steps, st.total, q.goodput_given ? q.goodput : 1).value();
     if (without_checkpoints <= q.deadline.value())
-      a.unmet = fmt::format("checkpoint writes ({:.1f}% of the wall clock) stretch the run to {} past the {} deadline",
-                            100 * a.storage.checkpoint_overhead, format_duration(a.wall.value()),
-                            format_duration(q.deadline.value()));
+      a.unmet = q.goodput_given
+                    ? fmt::format("checkpoint writes ({:.1f}% of the wall clock) stretch the run to {} past the {} deadline",
+                                  100 * a.storage.checkpoint_overhead, format_duration(a.wall.value()),
+                                  format_duration(q.deadline.value()))
+                    : fmt::format("interruptions, restarts and checkpoints (goodput {:.0f}%) stretch the run to {} past the {} "
+                                  "deadline",
+                                  100 * a.goodput, format_duration(a.wall.value()), format_duration(q.deadline.value()));
     else {
       TrainQuestion fq = q;
       fq.gpus = 0;

@@ -96,6 +96,9 @@ TrainQuestion train_question(const Job& j, const Scenario& s) {
   const double tokens = s.tokens > 0 ? s.tokens : s.dataset_tokens > 0 ? s.dataset_tokens * s.epochs : 20 * j.params.total;
   q.tokens = q.tokens_from_deadline ? 0 : tokens * s.tokens_scale;
   q.goodput = s.goodput;
+  q.goodput_given = s.has("goodput");
+  if (s.restart_s >= 0) q.restart = seconds(s.restart_s);
+  q.async_checkpoint = s.async_checkpoint;
   q.batch_tokens = ts.finetune == Finetune::none ? s.batch_tokens : finetune_batch_tokens;
   q.batch_tokens_per_device = s.batch_tokens_per_device;
   StorageInput& si = q.storage;
@@ -172,6 +175,21 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("high_precision_layers", low_precision(j.step.precision) ? j.step.high_precision_layers : 0);
   out.set("pipeline_schedule", to_string(j.step.train.schedule));
   out.set("goodput", ans.goodput);
+  // How it was reached: derived from failures (its parts), or given.
+  Value gp = Value::object();
+  gp.set("origin", ans.reliability ? "derived" : "given");
+  if (const auto& g = ans.reliability) {
+    gp.set("mtbf_s", g->mtbf.value());
+    gp.set("interruptions_per_hour", g->interruptions_per_hour);
+    gp.set("checkpoint_interval_s", g->interval.value());
+    gp.set("checkpoint_interval", g->optimal_interval ? "optimal (Young/Daly)" : "given");
+    gp.set("checkpoint_share", g->checkpoint_share);
+    gp.set("lost_work_share", g->lost_share);
+    gp.set("restart_share", g->restart_share);
+  }
+  out.set("goodput_parts", gp);
+  out.set("interruptions_expected",
+          ans.reliability ? Value(ans.reliability->interruptions_per_hour * ans.wall.value() / 3600) : Value());
   out.set("wall_clock_s", ans.wall.value());
   out.set("wall_clock_days", ans.wall.value() / 86400);
   out.set("gpu_hours", ans.gpu_hours);
@@ -219,7 +237,21 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("storage", sv);
   out.set("fabric", fields_object(bill_fabric_fields(), bill));
   std::vector<Assumption> assumptions = fac.assumptions;
-  assumptions.push_back(Assumption{"goodput", s.goodput, {}, "", s.has("goodput") ? "set: goodput" : "default: Llama 3 reports >90% effective training time"});
+  if (ans.reliability) {
+    assumptions.push_back(Assumption{"interruptions per device-hour", failures_per_device_hour(), {}, "",
+                                     "Llama 3 405B's 54-day snapshot: 419 unexpected interruptions on 16,384 H100s (Dubey et "
+                                     "al. 2024, Table 5)"});
+    assumptions.push_back(Assumption{"restart after an interruption", q.restart.value(), {}, "s",
+                                     s.restart_s >= 0 ? "set: restart-time"
+                                                      : "estimate: detection, rescheduling and start-up (no public figure "
+                                                        "at scale), before the checkpoint is read back"});
+    if (!fac.storage)
+      assumptions.push_back(Assumption{"checkpoint bandwidth per device", llama3_storage_per_device, {}, "B/s",
+                                       "estimate: no storage system given (--storage); the Llama 3 cluster's 2 TB/s "
+                                       "sustained over its 16,384 GPUs"});
+  } else {
+    assumptions.push_back(Assumption{"goodput", s.goodput, {}, "", "set: goodput"});
+  }
   assumptions.push_back(Assumption{"raw text per token", s.bytes_per_token, {}, "B",
                                    s.has("bytes-per-token") ? "set: bytes-per-token" : "default: ~4 characters per token (OpenAI tokenizer guide), estimate"});
   for (const auto& n : j.calibration_notes) assumptions.push_back(Assumption{"calibration", 0, n, "", j.calibration_path});
@@ -242,13 +274,17 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   sum.add_row({"MFU (" + mfu_convention(j.step.train) + ")", format_sig(100 * ans.mfu) + "%"});
   sum.add_row({"HFU", format_sig(100 * ans.hfu) + "%"});
   sum.add_row({"memory per device", format_iec(best.memory.total().value()) + " of " + format_iec(j.device.usable_memory().value())});
-  sum.add_row({"wall clock", format_duration(ans.wall.value()) + fmt::format(" ({:.1f} days, goodput {:.0f}%)", ans.wall.value() / 86400, 100 * ans.goodput)});
+  sum.add_row({"wall clock", format_duration(ans.wall.value()) + fmt::format(" ({:.1f} days, goodput {}%)", ans.wall.value() / 86400, format_sig(100 * ans.goodput))});
   if (s.start_day)
     sum.add_row({"dates", fmt::format("{} to {}", format_date(*s.start_day),
                                       format_date(*s.start_day + static_cast<long>(std::floor(ans.wall.value() / 86400))))});
   if (s.deadline_s > 0 && s.gpus > 0)
     sum.add_row({"deadline", fmt::format("{} {} ({} tokens fit in it)", ans.meets_deadline ? "met:" : "missed:",
                                          format_duration(s.deadline_s), format_si(ans.tokens_by_deadline, ""))});
+  if (const auto& g = ans.reliability)
+    sum.add_row({"interruptions", fmt::format("{} expected, one every {}; checkpoint every {}",
+                                              format_sig(g->interruptions_per_hour * ans.wall.value() / 3600),
+                                              format_duration(g->mtbf.value()), format_duration(g->interval.value()))});
   sum.add_row({"GPU-hours", format_si(ans.gpu_hours, "")});
   if (j.calibration) sum.add_row({"calibration", j.calibration_path});
   doc.tables.push_back(sum);
@@ -280,6 +316,13 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
                         "micro-batch slots + exposed data-parallel comm + optimizer");
     doc.lines.push_back("MFU counts " + mfu_convention(j.step.train) +
                         " FLOPs per token, N without the input embedding; HFU adds recomputed forward passes");
+    if (const auto& g = ans.reliability)
+      doc.lines.push_back(fmt::format(
+          "goodput = 1 - checkpoint stalls c / (tau + c) ({:.2f}%) - work lost per interruption (tau + c) / 2M ({:.2f}%) - "
+          "restarts and read-back (R + read) / M ({:.2f}%) = {:.2f}%, M = {} between interruptions, tau = {} ({})",
+          100 * g->checkpoint_share, 100 * g->lost_share, 100 * g->restart_share, 100 * g->value,
+          format_duration(g->mtbf.value()), format_duration(g->interval.value()),
+          g->optimal_interval ? "Young/Daly: sqrt(2 c M) - c" : "given"));
     for (const auto& a : j.assumptions) doc.lines.push_back(a);
     for (const auto& a : assumptions)
       doc.lines.push_back(assumption_line(a));

@@ -71,7 +71,14 @@ bad 2 "no model" memory --gpu h100-sxm
 bad 2 "quantisation 'q9' is not known" memory --model llama-2-7b --mode infer --quant q9
 bad 1 "no layout of 7 devices" train --model llama-2-7b --gpus 7 --tp 2
 bad 1 "does not fit on 1 x" train --model llama-3.1-405b --gpus 1
-bad 1 "devices are more than" train --params 1B --gpus 1000000
+bad 1 "devices are more than" train --params 1B --gpus 1000000 --goodput 0.9
+bad 1 "1000000 devices fail about every 3.04 min" train --params 1B --gpus 1000000
+# Goodput derived from failures (Llama 3's rate): its parts in JSON, the interruptions expected.
+run train --model llama-3.1-405b --gpu h100-sxm --gpus 16384 --tokens 15T --format json
+expect_rc 0; expect_out '"origin": "derived"'; expect_out '"mtbf_s": 11135.08'; expect_out '"interruptions_expected":'
+run train --model llama-3.1-405b --gpu h100-sxm --gpus 16384 --tokens 15T --goodput 0.85 --format json
+expect_rc 0; expect_out '"goodput": 0.85,'; expect_out '"origin": "given"'; expect_out '"interruptions_expected": null'
+bad 2 "--restart-time" train --model llama-3.1-8b --gpus 8 --restart-time -5s
 bad 1 "no count of" train --model llama-3.1-405b --gpu h100-sxm --days 0.05
 bad 1 "no interconnect between the devices" train --model llama-3.1-8b --gpu apple-m3-max --gpus 2 --tokens 1B
 bad 1 "no interconnect between the devices" search --model llama-3.1-8b --gpu apple-m3-max --gpus 2

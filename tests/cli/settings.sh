@@ -72,7 +72,7 @@ for f in --mode --epochs --checkpoint-every --cp --tokens; do
   grep -qE -- "^ *$f( |,)" "$TMP/out" && fail "infer --help lists $f"
 done
 run train --help
-expect_rc 0; expect_out "--checkpoint-every"; expect_out "default 0.9"
+expect_rc 0; expect_out "--checkpoint-every"; expect_out "default derived from failures"; expect_out "--restart-time"
 
 # gpuplan settings: every setting once, with its commands; the man page names each of them.
 run settings --format json

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuplan/analysis/search.hpp"
+#include "gpuplan/analysis/reliability.hpp"
 #include "gpuplan/analysis/storage.hpp"
 
 namespace gpuplan {
@@ -36,7 +37,11 @@ struct TrainQuestion {
   double tokens = 0;                 // tokens to train on
   // With a count and a deadline: the tokens are what the count trains within the deadline.
   bool tokens_from_deadline = false;
-  double goodput = 0.9;              // share of wall clock doing useful steps, before checkpoints
+  // Goodput: derived from failures, checkpoints and restarts (reliability.hpp) unless given.
+  bool goodput_given = false;
+  double goodput = 0.9;              // given: share of wall clock doing useful steps, before checkpoints
+  Seconds restart = seconds(default_restart_s);  // detection, rescheduling and start-up
+  bool async_checkpoint = false;     // a checkpoint stalls training only for its copy to host memory
   // The batch the search aims at: max(batch_tokens, batch_tokens_per_device x devices), at most
   // tokens / (2 min_training_steps).
   double batch_tokens = 4.0 * 1024 * 1024, batch_tokens_per_device = 1024;
@@ -62,6 +67,7 @@ struct TrainAnswer {
   std::string unmet;
   double tokens = 0, step_tokens = 0, steps = 0;
   double goodput = 0;                // after checkpoint writes
+  std::optional<Goodput> reliability;  // how the goodput was derived; absent when given
   Seconds wall = seconds(0);
   double gpu_hours = 0;
   double mfu = 0, hfu = 0;           // model and hardware FLOPs over peak
@@ -76,6 +82,10 @@ TrainAnswer plan_training(const TrainQuestion& q);
 
 // The search on a fixed count, or Error(no_answer) saying why no layout suits or fits.
 SearchResult search_or_fail(const StepModel& sm, const LayoutConstraints& c, int gpus, double batch_tokens, int top);
+
+// The goodput of a run on `devices` devices: derived from failures, its checkpoint (written to the
+// storage system where one is given, else by each node over its NICs: an estimate) and restarts.
+Goodput run_goodput(const TrainQuestion& q, int devices, const StorageResult* storage);
 
 // Wall clock of `steps` steps of `step` seconds at a goodput: steps x step / goodput.
 Seconds wall_clock(double steps, Seconds step, double goodput);
