@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Warnings are carried by an INTERFACE target that only project code links (ccache's idea):
 # users building a release with a newer compiler are not broken by -Werror, CI is. C++ only:
 # the CUDA probe's one .cu file goes through nvcc, which has its own flags.

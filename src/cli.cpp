@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The only translation unit that includes CLI11. It maps flags onto the option structs
 // of include/gpuplan/commands.hpp, runs the command, renders its Document, and turns
 // every error into one stderr line and a documented exit status (see man/gpuplan.1).
@@ -271,7 +272,7 @@ std::string fish_completion(const CLI::App& app) {
 
 int cli_main(int argc, char** argv) {
   CLI::App app{"gpuplan: plan AI compute (devices, parallel layout, time, memory, power and cost)", "gpuplan"};
-  app.set_version_flag("--version", version_string());
+  app.set_version_flag("-V,--version", version_string());
   app.require_subcommand(1);
   Globals g;
   auto add_globals = [&](CLI::App* sub) {
@@ -287,7 +288,8 @@ int cli_main(int argc, char** argv) {
   CatalogListOptions list_opts;
   auto* list = catalog->add_subcommand("list", "List the records of one kind");
   list->add_option("kind", list_opts.kind,
-                   "accelerators, interconnects, models, prices, servers, sites or storage")->required();
+                   "accelerators, interconnects, models, prices, servers, sites or storage (none: the kinds, with "
+                   "their counts)");
   add_globals(list);
   list->callback([&] { action = [&] { print(run_catalog_list(load_catalog(g), list_opts), g); return 0; }; });
 
@@ -492,6 +494,31 @@ int cli_main(int argc, char** argv) {
     sub->allow_extras();
     for (CLI::App* inner : sub->get_subcommands({})) inner->allow_extras();
   }
+
+  // ---- help CMD [SUB]: the command's --help.
+  std::vector<std::string> help_path;
+  auto* help = app.add_subcommand("help", "Show a command's help: gpuplan help train, gpuplan help catalog list");
+  help->add_option("command", help_path, "The command, and its subcommand");
+  help->callback([&] {
+    action = [&] {
+      const CLI::App* at = &app;
+      for (const auto& word : help_path) {
+        std::vector<std::string> names;
+        const CLI::App* next = nullptr;
+        for (const CLI::App* sub : at->get_subcommands({}))
+          if (sub->get_name() != "help") {
+            names.push_back(sub->get_name());
+            if (sub->get_name() == word) next = sub;
+          }
+        if (!next)
+          fail(Exit::usage, fmt::format("no command '{}' to show help for{} (see 'gpuplan{} --help')", shown(word),
+                                        did_you_mean(word, names, ""), at == &app ? "" : " " + at->get_name()));
+        at = next;
+      }
+      write_stdout(at->help());
+      return 0;
+    };
+  });
 
   try {
     check_command_names(app, argc, argv);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one place gpuplan hands text to toml++ (catalogs, plans, calibration files). Private to
 // src/: toml++ is not part of the public headers.

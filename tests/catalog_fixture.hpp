@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The built-in catalog, parsed once for the whole test binary.
 #include <initializer_list>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A GPT-style model (MHA, GeLU, f = 4h, biases and dropout) for which Korthikanti's closed forms
 // hold: the hand-derived tests of memory, offload and fine-tuning share it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Power, energy, carbon, cost, storage and fabric against published arithmetic.
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calibration: statistics, the curve fit on synthetic data with a known answer, the file round
 // trip, its use by the models, and the refusal of a file measured on another device.
 #include <catch2/catch.hpp>

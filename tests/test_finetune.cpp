@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fine-tuning: LoRA and QLoRA adapters over frozen base weights, full fine-tuning, tokens from a
 // dataset, and what set the device count. Closed forms derived by hand from memory.cpp and
 // step.cpp (Hu et al. 2021; Dettmers et al. 2023).

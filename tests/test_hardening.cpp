@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile text: ill-formed UTF-8, control characters, TOML that trips toml++ 3.3.0, numbers
 // that cannot be cast. Each case failed before its fix (issue 16).
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Models the user has (issue 34): Hugging Face config.json files and GGUF headers as catalog
 // records, checked against the catalog's own records, published parameter counts and KV bytes
 // derived by hand.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inference memory and speed: exact KV-cache sizes, GGUF bits per weight, the two-term decode
 // model and the offload split, by hand.
 #include <catch2/catch.hpp>

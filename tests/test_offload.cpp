@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host offload of training state: memory moved to the host, the host-link and host-update time
 // it costs, and when the search uses it. Closed forms derived by hand from the models'
 // comments (memory.cpp, step.cpp): ZeRO-Offload (Ren et al. 2021), ZeRO-Infinity

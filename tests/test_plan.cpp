@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plan constraints and headlines read the typed figures of an answer.
 #include <catch2/catch.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serving: one replica's operating point, the batch within targets, the tensor-parallel degree
 // and the replica count, against the closed forms in serving.hpp.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Request traces: reading the public traces' columns, refusing bad rows with the row number, and
 // replaying them through a replica against the closed forms for Poisson arrivals.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The subcommands, as plain functions of plain option structs. Only src/cli.cpp knows
 // CLI11; it fills these structs, calls run_*, and renders the returned Document.

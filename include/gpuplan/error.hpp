@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One error type for everything the user can get wrong. It carries the exit status
 // documented in the man page; the command line catches it in one place and prints

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Numbers for people: about three significant digits, SI prefixes for rates and FLOPs,
 // IEC prefixes for memory capacity. Numbers for machines: shortest round-trip text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A parallel layout of a training job, and the constraints a user puts on it.
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Output files: written to a temporary name in the same directory and renamed, so a reader
 // never sees half a file and an error leaves nothing behind. An existing file is replaced

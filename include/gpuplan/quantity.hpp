@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One parser for human quantities, used by command-line flags, catalogs and plan files
 // alike: "70B", "80GiB", "3.35TB/s", "400Gb/s", "700W", "4w", "$2.49/h", "0.08/kWh".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Catalog records as the analyses' inputs: the one place ids become devices, links and model
 // architectures (above both the catalog and the analyses, which know nothing of each other).

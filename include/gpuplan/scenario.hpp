@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every input of one question in one plain struct. A command-line flag and a plan-file key
 // are the same setting with the same name (--tp 8 is tp = 8); both are declared once in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one table of settings. Each setting is declared once, in src/settings.cpp: its name (the
 // flag without dashes and the plan-file key), value type and unit, accepted range, default,

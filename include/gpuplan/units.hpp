@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The only header that spells boost::units. Our own base dimensions for information
 // (bytes), operations (FLOPs) and currency (USD) sit beside SI length, mass and time,

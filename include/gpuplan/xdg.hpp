@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The XDG base directories (freedesktop.org Base Directory Specification 0.8), read in one
 // place: a variable that is unset, empty or relative is ignored in favour of its default.

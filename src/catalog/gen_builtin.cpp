@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpuplan-catalog-gen OUT.cpp FILE.toml...: merges the shipped catalogs in the order given, with
 // the schema checks every catalog gets (Catalog::merge_text), and writes them as constant arrays
 // for Catalog::builtin() (include/gpuplan/catalog/builtin.hpp). Any diagnostic fails the build.

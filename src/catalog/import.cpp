@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which importer a --model path takes, and the record it makes: TOML
 // that the catalog loader checks like any catalog file.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the importers share: the fields of a model record as they build it, and the one error
 // form for a field that is missing or wrong.

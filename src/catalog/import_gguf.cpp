@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A GGUF header reader written from the format's published specification (ggml docs/gguf.md):
 // magic "GGUF", version, tensor count, metadata count, the metadata key-value pairs, then each
 // tensor's name, dimensions, type and offset. Everything is little-endian. Only the header is

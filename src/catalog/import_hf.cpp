@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Hugging Face config.json as a catalog model record. The keys are transformers' own
 // (PretrainedConfig and each model's config class: LlamaConfig, Qwen3MoeConfig,
 // DeepseekV3Config, GptOssConfig, Gemma3TextConfig, ...); nlohmann/json reads the file, and only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A training run as `train` and plans keep it (the question, its answer, the cluster and its
 // bill), and the JSON pieces the commands share.

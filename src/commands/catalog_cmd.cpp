@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpuplan catalog list|show|check|paths`.
 #include <filesystem>
 #include <fmt/format.h>
@@ -85,6 +86,25 @@ const KindSpec& kind_or_fail(const std::string& kind) {
 }  // namespace
 
 Document run_catalog_list(const Catalog& catalog, const CatalogListOptions& opts) {
+  // No kind: the kinds, with how many records each holds.
+  if (opts.kind.empty()) {
+    Document doc;
+    doc.data = Value::array();
+    Table t;
+    t.headers = {"kind", "records"};
+    t.right = {false, true};
+    for (const auto& k : catalog_kinds()) {
+      const auto n = catalog.list(std::string(k.kind)).size();
+      Value row = Value::object();
+      row.set("kind", std::string(k.kind));
+      row.set("records", static_cast<double>(n));
+      doc.data.push(row);
+      t.add_row({std::string(k.kind), std::to_string(n)});
+    }
+    doc.tables.push_back(t);
+    doc.lines.push_back("gpuplan catalog list KIND lists one kind's records");
+    return doc;
+  }
   const KindSpec& spec = kind_or_fail(opts.kind);
   std::string kind(spec.kind);
   Document doc;

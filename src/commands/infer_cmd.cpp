@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpuplan infer`: will a model fit and how fast does it run on one device (the laptop
 // question), what a fixed deployment sustains, and how many devices serve a load within latency
 // targets, at what cost and energy per million output tokens. The decisions are analyses

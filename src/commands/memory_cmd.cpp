@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpuplan memory`: per-device training (or inference) memory with its breakdown.
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpuplan plan FILE`: evaluate every scenario of a plan file with the train and infer
 // commands, check constraints, vary the sensitivity inputs, and report in every format.
 #include <chrono>

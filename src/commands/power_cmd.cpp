@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpuplan power`: a facility of N devices at a site, running all year.
 #include <fmt/format.h>
 

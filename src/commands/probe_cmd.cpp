@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpuplan probe`: measure this machine (the CUDA probe executable when a GPU is there, the
 // built-in CPU probe otherwise), write a calibration file, or compare one with the catalog.
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpuplan settings`: the settings table itself, for people and scripts.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpuplan train` and `gpuplan search`: the fastest layout, step time and time to train.
 #include <chrono>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One Eigen GEMM benchmark, compiled twice: for the x86-64 baseline and for AVX2 + FMA
 // (cpu_probe.cpp picks at run time). Eigen chooses its SIMD path at compile time, and the
 // difference is large (probe.md 7: 37.6 against 128.5 GFLOP/s on one core). Each build renames

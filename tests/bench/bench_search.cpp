@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmarks (Google Benchmark): one memory evaluation, one step-time evaluation, the full
 // layout search for gpt3-175b on 1024 A100s, and a serving deployment search. Figures go to tests/bench/RESULTS.md.
 #include <benchmark/benchmark.h>

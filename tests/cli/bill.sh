@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: the bill of a training run (train) and a facility (power), its JSON keys and bad input.
 . "$(dirname "$0")/lib.sh"
 

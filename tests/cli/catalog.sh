@@ -1,8 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: catalog queries, formats, exit codes and golden outputs.
 . "$(dirname "$0")/lib.sh"
 
 run --version
 expect_rc 0; expect_out "gpuplan 0.12.0 ("
+run -V
+expect_rc 0; expect_out "gpuplan 0.12.0 ("
+# gpuplan help CMD [SUB] is that command's --help; a misspelt one is a usage error with a suggestion.
+run help train
+expect_rc 0; expect_out "Fastest layout, step time and time to train"; expect_out "--gpus"
+run help catalog list
+expect_rc 0; expect_out "List the records of one kind"
+bad 2 "no command 'trian' to show help for; did you mean train?" help trian
+# catalog list alone: the kinds and how many records each holds.
+run catalog list --format json
+expect_rc 0; expect_out '"kind": "accelerators"'; expect_out '"kind": "storage"'; expect_out '"records":'
 run --help
 expect_rc 0; expect_out "catalog"
 run

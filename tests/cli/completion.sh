@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: the bash completion script, generated from the settings table, completes
 # subcommands, each command's own flags, choices and catalog ids.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: hostile inputs from the hardening audit: failed stdout writes, unbounded reads,
 # huge indices. Each must exit with its documented code and one stderr line.
 . "$(dirname "$0")/lib.sh"

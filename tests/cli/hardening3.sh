@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: the third hardening round (issue 33): each defect's reproduction, with the
 # documented exit code and one stderr line.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The HTML report in a real browser: chromium renders it headless to PNG and the image must be
 # a real page (a PNG of some size, not an error page). Skipped (exit 77) where chromium is absent;
 # scripts/bootstrap installs it for the test job (GPUPLAN_WITH_BROWSER=1, as .ci/run does).

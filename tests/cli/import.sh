@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: --model with a file the user has (issue 34): a Hugging Face config.json or the
 # directory holding it, a GGUF header, a catalog .toml record; and catalog import.
 . "$(dirname "$0")/lib.sh"

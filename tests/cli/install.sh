@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: `cmake --install` of this build puts both executables, the man page and the three
 # completions in place; the installed catalogs are documentation, so the installed tool reads
 # one layer of them (the built-in copy), not two.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for black-box tests of the real binary. Each test script is run by ctest as
 #   bash tests/cli/NAME.sh /path/to/gpuplan /path/to/source
 # and sources this file. A failed expectation prints what differed and exits 1.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: `cpack -G DEB` builds a Debian package of this build with the tool, its man page,
 # completions and catalog documentation, dependencies from its shared libraries, and no CUDA
 # probe (its cuBLAS comes from NVIDIA's toolkit, not from a Debian package).

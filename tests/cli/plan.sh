@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: plan files. Every example against its expected output in every format, sweeps,
 # constraints and exit 3, --get, inline catalog records, sensitivity, atomic output, determinism,
 # and the table of bad plan files (tests/plans/bad: NAME.toml and NAME.expected = exit code, then

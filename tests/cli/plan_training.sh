@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: memory, train and search, their JSON keys, and bad input.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: the CPU probe runs here and gives physically sane figures; calibration files are
 # written atomically, compared, used by the models, and refused for another device.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Black-box: the settings table as the command line sees it: flags per command, "did you mean",
 # bare switches, one quantity grammar, conflicts, `gpuplan settings`, and the man page.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the calibration loader. Any text either loads or is refused with
 // Error(data); a loaded file must render back to TOML that loads again.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the catalog loader. Any text merged over the built-in catalog either
 // merges or is refused with diagnostics; a merged catalog must list and show every record.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the GGUF header reader. Any bytes either read as a header or are refused
 // with Error(data); a header read holds no more tensors and keys than the bytes could carry.
 #include <cstddef>

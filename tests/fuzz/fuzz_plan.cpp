@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: plan files end to end: parse, evaluate every scenario (under a small work
 // budget so that one input stays fast), check constraints, and render every format. Any text
 // either gives a report or a gpuplan::Error with a documented exit status; JSON output must be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the quantity parser, for every kind. The first byte picks the kind; the
 // rest is the text. A parse either throws QuantityError or returns a finite, non-negative
 // number: anything else (a crash, a sanitizer report, another exception) is a finding.

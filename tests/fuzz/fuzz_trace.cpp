@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness: the request-trace reader. Any bytes either read as requests or are refused
 // with Error(data); requests read are sorted, positive and no more than the rows could hold.
 #include <cmath>

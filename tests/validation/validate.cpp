@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reproduces published measurements with the models and writes a predicted-vs-measured report:
 //  1. vTrain multi-node iteration times (shared/validation/vtrain/multi-node.csv: Megatron-DeepSpeed
 //     on A100, full recomputation); target: median absolute error at most 10%.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <optional>
 // Dollars: renting (device-hours x a quoted rate) and owning (capital amortised over years,

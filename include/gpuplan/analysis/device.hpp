@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An accelerator resolved from the catalog with its links: what the analyses read.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The facility side of a job and its bill, as typed answers: the cluster a count of devices
 // makes (nodes, racks, fabric, power), then what running it costs over a run or a year

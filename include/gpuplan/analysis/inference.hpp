@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Inference: memory (weights at a quantisation, KV cache with GQA/MQA/MLA and sliding windows,
 // workspace, the runtime's reserve), layers offloaded to the host when a model does not fit,

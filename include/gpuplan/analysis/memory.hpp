@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Training memory per device (the most loaded one), after Megatron's theoretical memory,
 // DeepSpeed's ZeRO estimators and Korthikanti et al. 2022 (activations).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A model's architecture and its parameter counts, derived layer by layer.
 #include <string>

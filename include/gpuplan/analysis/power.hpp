@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Power of a cluster at the wall: nodes at nameplate (what a facility must provision) and at
 // their average draw during training, the scale-out fabric, storage, racks, the site's PUE,

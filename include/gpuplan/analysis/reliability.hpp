@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Goodput from failures: a synchronous training job stops whenever any of its devices or their
 // hosts and links fails, goes back to its last checkpoint and restarts. From the failure rate per

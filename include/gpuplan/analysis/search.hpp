@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Exhaustive layout search: tp x pp x dp x cp x ep x micro-batch x recompute x ZeRO x
 // interleaving x sequence parallelism, honouring divisibility and the user's constraints,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Serving a load: one replica's operating point at a batch (capacity, TTFT and TPOT under
 // load), the batch that serves most within latency targets, the tensor-parallel degree whose

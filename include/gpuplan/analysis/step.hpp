@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Training step time of one layout: compute by roofline with size-dependent GEMM
 // efficiency, tensor/pipeline/data/context/expert-parallel communication over the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Storage for a training run: the dataset, the read rate that keeps every device fed, the
 // checkpoints and what writing them costs in goodput, and how many units of a storage system

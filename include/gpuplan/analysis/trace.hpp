@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Replaying a request trace through a serving deployment: each request's arrival, prompt and
 // reply, dealt to the replicas in turn, each replica batching continuously (a request joins when

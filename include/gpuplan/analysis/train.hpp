@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Time to train: the best layout on a fixed device count, or the fewest devices that meet a
 // deadline; the run's steps, goodput (with checkpoint writes taken out), wall clock and storage,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a probe measured on one device, as written to and read from a calibration file (TOML,
 // schema 1), and how the models use it: measured GEMM and memory rates replace the default

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The shipped catalogs/*.toml, compiled to data at build time: gpuplan-catalog-gen (run by the
 // build) merges them through the same schema checks as any user catalog and writes the records

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Catalog records as loaded from TOML, merged by id across the override chain
 // (built-in, XDG data dirs, XDG config home, $GPUPLAN_CATALOG_PATH, --catalog, plan files).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // GGUF, read from its published specification (ggml docs/gguf.md), header only: what a model
 // file says of its architecture, and each tensor's type and shape.

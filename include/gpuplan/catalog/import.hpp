@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Models the user has, as catalog records: a Hugging Face config.json (or a directory holding
 // one, with model.safetensors.index.json where present), a GGUF file (its header alone), or a

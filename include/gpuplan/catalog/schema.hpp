@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The catalog schema: which kinds exist, which fields each record has, their types,
 // units and sane ranges. One table drives loading, `catalog check`, `catalog show`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Plan files: a procurement review's scenarios in one TOML file. [plan] describes it,
 // [defaults] holds settings every scenario shares, [[scenario]] tables add or override

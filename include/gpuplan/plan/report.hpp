@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reports of an evaluated plan (the JSON tree run_plan builds): a side-by-side table, Markdown,
 // CSV with stable columns, and one self-contained HTML page with inline SVG charts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CPU probe: Eigen GEMM in fp32 and fp64 with all cores (a sweep of sizes gives the
 // efficiency curve) and a STREAM triad with arrays far beyond the last-level cache, written

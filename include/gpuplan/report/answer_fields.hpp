@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The field tables of the training answers (see gpuplan/report/fields.hpp): a layout, the terms
 // of a step, the terms of a device's memory, and one ranked layout of a search. `memory`,

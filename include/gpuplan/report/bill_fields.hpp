@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The field tables of a cluster and its bill (see gpuplan/report/fields.hpp): the JSON objects
 // `power`, `fabric` and `cost_usd` of train, infer and power, and the bill's human table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One field table per answer: each figure an answer reports is declared once, with its JSON
 // key and, when people see it, its heading and rendering. JSON objects, CSV rows (one row per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A text table (rows of cells, numbers aligned right, units in headers) and the one
 // renderer that turns a command's result into table, JSON, CSV or Markdown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A small ordered document tree: what every command produces for machines (JSON, CSV)
 // and, with tables, for people. Keys keep insertion order, so output is deterministic.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device kernels of the CUDA probe: deterministic pseudo-random fills (never zeros: zeros
 // switch fewer transistors and overstate GEMM rates, probe.md 2.2), HBM streaming kernels
 // with 16-byte accesses and a grid-stride loop, and an empty kernel for launch latency.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The probe's device kernels, callable from host C++ (kernels.cu is the only CUDA source).
 #include <cuda_runtime.h>

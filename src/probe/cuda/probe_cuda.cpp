@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpuplan-probe-cuda: measures what one CUDA device really does and prints a calibration file
 // (TOML) on stdout. Method after shared/reference/probe.md: CUDA events on a dedicated
 // non-blocking stream, warm-up by time, samples of 20-50 ms, the median of at least 10 samples
