@@ -282,6 +282,10 @@ const std::array table{
            "Prompt and output lengths drawn uniformly from this share of --prompt-tokens and --output-tokens up to them "
            "(serving benchmarks' random range ratio, e.g. 0.8)",
            [](Scenario& s, V v) { s.length_low = v.number; }),
+    flag("frontier", cmd_infer,
+         "Sweep every deployment of a node at 1, 2, 4, ... concurrent users: output tokens/s per GPU against tokens/s "
+         "per user, the Pareto points marked",
+         [](Scenario& s, V v) { s.frontier = v.on; }),
     text("trace", cmd_infer, "none (Poisson arrivals in closed form)",
          "Replay a CSV of requests (arrival time, prompt tokens, output tokens; the Azure LLM inference and BurstGPT "
          "traces' columns) through the deployment: latency percentiles as the traffic came",

@@ -729,3 +729,50 @@ TEST_CASE("under load the batch decodes the sequences Little's law puts in it", 
   REQUIRE(n < 32);
   CHECK(o.tpot_s == Approx((base + slope * n) / (1 - rho)));
 }
+
+TEST_CASE("the frontier keeps the points no other beats on both throughput and interactivity", "[serving]") {
+  // (tokens/s/user, tokens/s/GPU): (100, 10) and (50, 40) are on it; (60, 30) too, between them;
+  // (40, 35) is beaten by (50, 40), and (90, 5) by (100, 10).
+  std::vector<FrontierPoint> pts(5);
+  const double xy[5][2] = {{100, 10}, {50, 40}, {60, 30}, {40, 35}, {90, 5}};
+  for (int i = 0; i < 5; ++i) pts[i].tokens_per_s_per_user = xy[i][0], pts[i].tokens_per_s_per_gpu = xy[i][1];
+  const auto marked = pareto_marked(pts);
+  std::vector<double> on;
+  for (const auto& p : marked)
+    if (p.pareto) on.push_back(p.tokens_per_s_per_user);
+  CHECK(on == std::vector<double>{100, 60, 50});
+}
+
+TEST_CASE("the frontier sweeps every deployment of a node and its concurrency", "[serving]") {
+  // Llama 3.1 70B in FP8 on H100s, 1000/1000 tokens: tp 1 to 8, at 1, 2, 4, ... users up to
+  // each one's cache. More users never make a user faster, and the fastest point is the widest
+  // tensor parallelism at one user.
+  ServingQuestion q;
+  q.model = model_from_record(cat().get("models", "llama-3.1-70b"));
+  q.params = count_params(q.model);
+  q.device = resolve_device(cat(), "h100-sxm");
+  q.host = q.device;
+  set_quant(q.settings, "fp8", q.model, q.device);
+  q.compute = default_efficiency(q.device);
+  q.decode = serving_decode_efficiency(q.device);
+  q.prompt_tokens = q.output_tokens = 1000;
+  q.frontier = true;
+  const ServingAnswer a = answer_serving(q);
+  REQUIRE(!a.frontier.empty());
+  const FrontierPoint& fastest = a.frontier.front();
+  CHECK(fastest.tp == 8);
+  CHECK(fastest.concurrency == 1);
+  CHECK(fastest.pareto);
+  // At tp 8, by users: each more user slows every user a little and adds throughput.
+  std::vector<FrontierPoint> tp8;
+  for (const auto& p : a.frontier)
+    if (p.tp == 8) tp8.push_back(p);
+  std::sort(tp8.begin(), tp8.end(), [](const FrontierPoint& x, const FrontierPoint& y) { return x.concurrency < y.concurrency; });
+  REQUIRE(tp8.size() >= 6);
+  for (std::size_t i = 1; i < tp8.size(); ++i) {
+    CHECK(tp8[i].concurrency == 2 * tp8[i - 1].concurrency);
+    CHECK(tp8[i].tokens_per_s_per_user < tp8[i - 1].tokens_per_s_per_user);
+    CHECK(tp8[i].tokens_per_s_per_gpu > tp8[i - 1].tokens_per_s_per_gpu);
+  }
+  CHECK(std::count_if(a.frontier.begin(), a.frontier.end(), [](const FrontierPoint& p) { return p.pareto; }) >= 5);
+}

@@ -69,6 +69,7 @@ struct Scenario {
   bool dp_attention = false;      // infer: expert parallelism with data-parallel attention
   double length_low = 1;          // infer: request lengths uniform from this share of nominal to it
   std::string trace;              // infer: a CSV of requests to replay; empty: none
+  bool frontier = false;          // infer: the throughput-interactivity curve over deployments and concurrency
   long prefix_tokens = 0;         // infer: a prompt prefix shared across requests (prefix caching)
   double prefix_hit = -1;         // infer: the chance a request finds that prefix cached; negative: not given
   std::optional<double> mem_fraction;  // a serving runtime's memory share; unset: its default

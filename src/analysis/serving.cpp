@@ -293,6 +293,21 @@ std::vector<Deployment> try_deployments(const DeploymentQuestion& q, const std::
   return tried;
 }
 
+std::vector<FrontierPoint> pareto_marked(std::vector<FrontierPoint> points) {
+  // By interactivity, fastest first (more throughput first on a tie): a point is on the frontier
+  // when its throughput beats every faster point's.
+  std::sort(points.begin(), points.end(), [](const FrontierPoint& a, const FrontierPoint& b) {
+    return a.tokens_per_s_per_user != b.tokens_per_s_per_user ? a.tokens_per_s_per_user > b.tokens_per_s_per_user
+                                                              : a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+  });
+  double best = -1;
+  for (auto& p : points) {
+    p.pareto = p.tokens_per_s_per_gpu > best;
+    best = std::max(best, p.tokens_per_s_per_gpu);
+  }
+  return points;
+}
+
 bool better_deployment(const Deployment& a, const Deployment& b, bool for_load) {
   if (a.op.has_value() != b.op.has_value()) return a.op.has_value();
   if (!a.op) return false;
@@ -536,7 +551,7 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     tp = q.tp > 0 ? q.tp : 1;
   } else {
     tp = choose_tp(m, q.params, q.device, is, q.gpus > 0 ? q.gpus : (a.serving ? q.device.devices_per_node : 1));
-    if (a.serving || q.gpus > 1) {
+    if (a.serving || q.gpus > 1 || q.frontier) {
       // llama.cpp and Ollama split layers over every card of the machine they run on, and have no
       // pipeline stages across machines.
       const bool server = serving_runtime(is.runtime);
@@ -564,6 +579,27 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
         a.tried = try_deployments(dq, model_at);
       }
       const Degrees chosen = chosen_degrees(a.tried, concurrent ? q.gpus <= 0 : a.serving, tp);
+      if (q.frontier) {
+        // Every deployment of a node (or the devices given) at 1, 2, 4, ... concurrent users, up
+        // to what its cache holds, each on one replica.
+        DeploymentQuestion fq = dq;
+        fq.load = ServingLoad{0, 0, 0, q.gpus};
+        std::vector<FrontierPoint> points;
+        try_deployments(fq, model_at, [&](const InferModel& im, Deployment& d) {
+          const int limit = std::min(batch_limit(im), max_batch_tried);
+          for (int c = 1; c <= limit; c *= 2) {
+            const Sized z = size_concurrent(im, a.prompt, a.output, c, 1);
+            FrontierPoint p;
+            p.tp = d.tp, p.pp = d.pp, p.ep = d.ep, p.devices = replica_devices(im.settings), p.concurrency = c;
+            p.tpot_s = z.op.tpot_s, p.ttft_s = z.op.ttft_s;
+            p.tokens_per_s_per_user = 1 / z.op.tpot_s;
+            p.tokens_per_s_per_gpu = z.throughput / p.devices;
+            points.push_back(p);
+          }
+          d.why = "swept";
+        });
+        a.frontier = pareto_marked(std::move(points));
+      }
       tp = chosen.tp;
       if (q.pp <= 0) pp = chosen.pp;
       ep = chosen.ep;

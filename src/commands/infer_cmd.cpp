@@ -118,6 +118,7 @@ ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, cons
   q.ep = s.layout.ep.value_or(0);
   q.dp_attention = s.dp_attention;
   q.length_low = s.length_low;
+  q.frontier = s.frontier;
   if (!s.draft.empty()) q.draft = model_named(catalog, s.draft);
   q.scenario = s.serving_scenario;
   q.ttft_s = s.ttft_s;
@@ -278,6 +279,26 @@ Value infer_json(const InferRun& r) {
   v.set("replicas", r.sized ? r.sized->replicas : 1);
   v.set("gpus", r.gpus);
   v.set("launch", r.launch);
+  if (!r.frontier.empty()) {
+    Value fv = Value::array();
+    for (const auto& p : r.frontier) {
+      Value o = Value::object();
+      o.set("tp", p.tp);
+      o.set("pp", p.pp);
+      o.set("ep", p.ep);
+      o.set("devices", p.devices);
+      o.set("concurrency", p.concurrency);
+      o.set("tokens_per_s_per_user", p.tokens_per_s_per_user);
+      o.set("tokens_per_s_per_gpu", p.tokens_per_s_per_gpu);
+      o.set("ttft_s", p.ttft_s);
+      o.set("tpot_s", p.tpot_s);
+      o.set("pareto", p.pareto);
+      fv.push(o);
+    }
+    v.set("frontier", fv);
+  } else {
+    v.set("frontier", Value());
+  }
   if (r.replay) {
     const TraceReplay& t = *r.replay;
     Value tv = Value::object();
@@ -465,6 +486,20 @@ Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& 
   doc.tables.push_back(infer_table(r));
   if (s.top > 0 && r.tried.size() > 1) add_alternatives(doc, r, s.top);
   if (s.quants) add_quants(doc, catalog, s, r);
+  if (!r.frontier.empty()) {
+    Table ft;
+    ft.title = "frontier: output tokens/s per GPU against tokens/s per user (the Pareto points; JSON has them all)";
+    ft.headers = {"deployment", "users", "tokens/s/user", "tokens/s/GPU", "TTFT"};
+    ft.right = {false, true, true, true, true};
+    for (const auto& p : r.frontier) {
+      if (!p.pareto) continue;
+      InferSettings d;
+      d.tp = p.tp, d.pp = p.pp, d.ep = p.ep;
+      ft.add_row({degrees_text(d), std::to_string(p.concurrency), format_sig(p.tokens_per_s_per_user),
+                  format_sig(p.tokens_per_s_per_gpu), format_duration(p.ttft_s)});
+    }
+    doc.tables.push_back(ft);
+  }
   if (r.replay) {
     const TraceReplay& t = *r.replay;
     Table tt;

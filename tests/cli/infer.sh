@@ -211,6 +211,12 @@ bad 65 "row 2: 'lots' is not a number" infer --model llama-3.1-8b --gpu h100-sxm
 bad 2 "--trace replays the arrivals it holds" infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/trace.csv" --rate 5 --ttft 1s
 bad 66 "cannot read trace" infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/absent.csv"
 
+# --frontier: every deployment of a node at 1, 2, 4, ... users; the Pareto points in the table.
+run infer --model llama-3.1-70b --gpu h100-sxm --quant fp8 --frontier --prompt-tokens 1000 --output-tokens 1000 --format json
+expect_rc 0; expect_out '"frontier": ['; expect_out '"tokens_per_s_per_gpu":'; expect_out '"pareto": true'; expect_out '"pareto": false'
+run infer --model llama-3.1-70b --gpu h100-sxm --quant fp8 --frontier --prompt-tokens 1000 --output-tokens 1000
+expect_rc 0; expect_out "frontier: output tokens/s per GPU against tokens/s per user"; expect_out "tp 8            1"
+
 # The launch line: the runtime's flags for the deployment planned.
 run infer --model llama-3.1-70b --gpu h100-sxm --rate 20 --ttft 2s --tpot 100ms
 expect_rc 0; expect_out "launch: vllm serve <llama-3.1-70b checkpoint> --tensor-parallel-size 4 --max-num-seqs 324 --max-model-len 1300 --gpu-memory-utilization 0.90 --no-enable-prefix-caching"

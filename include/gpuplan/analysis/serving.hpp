@@ -211,6 +211,7 @@ struct ServingQuestion {
   int ep = 0;                // fixed expert parallelism (data-parallel attention; with tp, tp's devices); 0: chosen for MoE models
   bool dp_attention = false; // --dp-attention: ep with data-parallel attention, as ep alone means
   double length_low = 1;     // request lengths uniform from this share of the nominal to it (1: fixed)
+  bool frontier = false;     // sweep deployments and concurrency for the throughput-interactivity curve
   std::optional<ModelArch> draft;  // speculative decoding's draft model (settings.spec_tokens > 0); absent: a head
   std::string scenario;      // offline, server or interactive; empty: as the targets say
   double ttft_s = 0, tpot_s = 0;
@@ -220,6 +221,21 @@ struct ServingQuestion {
 // What serving the question comes to: the request, the targets and the load, the degrees tried,
 // the replica's model and memory, whether it runs, one stream's speed and, for a load or given
 // devices, the deployment sized; with the assumptions it made and what a planner should know.
+// One point of the throughput-interactivity curve: a deployment at a fixed concurrency (a closed
+// loop of that many users on one replica), as serving benchmarks measure them.
+struct FrontierPoint {
+  int tp = 1, pp = 1, ep = 1, devices = 1;
+  int concurrency = 1;
+  double tokens_per_s_per_user = 0;  // 1 / TPOT
+  double tokens_per_s_per_gpu = 0;   // output tokens/s over the replica's devices
+  double ttft_s = 0, tpot_s = 0;
+  bool pareto = false;               // no other point is at least as good on both and better on one
+};
+// The points of every deployment tried (tp up to a node, pipelines where the model needs them,
+// expert parallelism for MoE) at 1, 2, 4, ... up to its batch limit, each marked when it is on the
+// Pareto frontier of tokens/s per GPU against tokens/s per user.
+std::vector<FrontierPoint> pareto_marked(std::vector<FrontierPoint> points);
+
 struct ServingAnswer {
   InferSettings settings;  // as served: the context sized, the degree chosen
   Device host;
@@ -228,6 +244,7 @@ struct ServingAnswer {
   ServingLoad load;
   bool serving = false;           // a rate or users to carry
   std::vector<Deployment> tried;  // the degrees tried for several devices or a load, when tp is not fixed
+  std::vector<FrontierPoint> frontier;  // --frontier: every point swept, the Pareto ones marked
   InferModel model;
   SingleStream single;
   bool runs = false;              // fits, or its offloaded layers fit in the host's memory
