@@ -282,6 +282,10 @@ const std::array table{
            "Prompt and output lengths drawn uniformly from this share of --prompt-tokens and --output-tokens up to them "
            "(serving benchmarks' random range ratio, e.g. 0.8)",
            [](Scenario& s, V v) { s.length_low = v.number; }),
+    flag("disagg", cmd_infer,
+         "Disaggregated prefill and decode workers (with --rate): the answer (--disagg), compared with the aggregated "
+         "deployment (default), or not tried (--no-disagg)",
+         [](Scenario& s, V v) { s.disagg = v.on ? 1 : -1; }),
     flag("frontier", cmd_infer,
          "Sweep every deployment of a node at 1, 2, 4, ... concurrent users: output tokens/s per GPU against tokens/s "
          "per user, the Pareto points marked",

@@ -776,3 +776,33 @@ TEST_CASE("the frontier sweeps every deployment of a node and its concurrency", 
   }
   CHECK(std::count_if(a.frontier.begin(), a.frontier.end(), [](const FrontierPoint& p) { return p.pareto; }) >= 5);
 }
+
+TEST_CASE("disaggregated serving sizes prefill and decode workers and moves each prompt's cache", "[serving]") {
+  // Llama 3.1 8B on H100s at tp 1, 8,000-token prompts and 200-token replies at 50 requests/s,
+  // TTFT 500 ms and TPOT 20 ms at p99.
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.context = 8200;
+  set_quant(s, "bf16", m, h100);
+  const InferModel im = make_infer_model(m, count_params(m), h100, h100, s);
+  const auto d = size_disaggregated(im, 8000, 200, 50, 0.5, 0.02);
+  REQUIRE(d);
+  // The cache crosses over the device's share of the node's NICs: 8,000 tokens of 128 KiB.
+  const double nic = h100.scale_out.bw_per_direction.value() * h100.nics_per_node / h100.devices_per_node;
+  CHECK(d->kv_transfer_s == Approx(8000.0 * 131072 / (nic * im.compute.link) + h100.scale_out.latency.value()));
+  // The decode batch is the largest whose step meets TPOT.
+  CHECK(decode_step_time(im, d->decode_batch, 8100).value() <= 0.02);
+  CHECK(decode_step_time(im, d->decode_batch + 1, 8100).value() > 0.02);
+  CHECK(d->tpot_s == Approx(decode_step_time(im, d->decode_batch, 8100).value()));
+  // Decode slots at most 90% busy: lambda O TPOT / (0.9 B) workers, rounded up.
+  CHECK(d->decode_workers == static_cast<int>(std::ceil(50 * 200 * d->tpot_s / (0.9 * d->decode_batch))));
+  // The fewest prefill workers whose p99 (M/D/x wait, prefill, transfer, first step) meets TTFT.
+  const double floor = d->prefill_s + d->kv_transfer_s + d->tpot_s;
+  CHECK(d->prefill_s == Approx(prefill_time(im, 8000, 1).value()));
+  CHECK(floor + wait_quantile(d->prefill_workers, 50, d->prefill_s, 0, 0.99) <= 0.5);
+  CHECK(floor + wait_quantile(d->prefill_workers - 1, 50, d->prefill_s, 0, 0.99) > 0.5);
+  CHECK(d->devices == d->prefill_workers + d->decode_workers);
+  // A TTFT below one prompt's prefill cannot be met.
+  CHECK_FALSE(size_disaggregated(im, 8000, 200, 50, 0.05, 0.02));
+}

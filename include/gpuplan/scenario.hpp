@@ -70,6 +70,7 @@ struct Scenario {
   double length_low = 1;          // infer: request lengths uniform from this share of nominal to it
   std::string trace;              // infer: a CSV of requests to replay; empty: none
   bool frontier = false;          // infer: the throughput-interactivity curve over deployments and concurrency
+  int disagg = 0;                 // infer: disaggregated prefill and decode (1 force, -1 forbid, 0 compare)
   long prefix_tokens = 0;         // infer: a prompt prefix shared across requests (prefix caching)
   double prefix_hit = -1;         // infer: the chance a request finds that prefix cached; negative: not given
   std::optional<double> mem_fraction;  // a serving runtime's memory share; unset: its default

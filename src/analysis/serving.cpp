@@ -373,6 +373,48 @@ Sized size_deployment(const InferModel& im, double prompt, double output, double
   return z;
 }
 
+std::optional<Disaggregated> size_disaggregated(const InferModel& im, double prompt, double output, double rate,
+                                                double ttft, double tpot) {
+  const InferSettings& s = im.settings;
+  if (rate <= 0 || s.ep > 1 || s.pp > 1) return std::nullopt;
+  Disaggregated d;
+  d.tp = s.tp;
+  const Device& dev = im.device;
+  // The KV cache of one prompt, each device its shard, over its share of the node's NICs.
+  const double nic = dev.scale_out.bw_per_direction.value() * std::max(1, dev.nics_per_node) / std::max(1, dev.devices_per_node);
+  const double shard = prompt * kv_bytes_per_token(im.model, s.kv_elem_bytes, s.tp).value();
+  d.kv_transfer_s = nic > 0 ? shard / (nic * im.compute.link) + dev.scale_out.latency.value() : 0;
+  // Decode: the largest batch whose step meets TPOT (a step of the full batch, no prefill in it).
+  const int limit = std::min(batch_limit(im), max_batch_tried);
+  const double context = prompt + output / 2;
+  int lo = 0, hi = limit;  // the step grows with the batch
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (tpot <= 0 || decode_step_time(im, mid, context).value() <= tpot) lo = mid;
+    else hi = mid - 1;
+  }
+  if (lo < 1) return std::nullopt;
+  d.decode_batch = lo;
+  d.tpot_s = decode_step_time(im, lo, context).value();
+  // Each request holds a decode slot for O steps: slots busy at most 90%.
+  const double busy = rate * output * d.tpot_s;
+  d.decode_workers = std::max(1, static_cast<int>(std::ceil(busy / (0.9 * d.decode_batch))));
+  // Prefill: one prompt at a time; the fewest workers whose p99 wait, prefill, transfer and first
+  // decode step meet TTFT.
+  d.prefill_s = prefill_time(im, static_cast<long>(prompt), 1).value();
+  const double floor = d.prefill_s + d.kv_transfer_s + d.tpot_s;
+  if (ttft > 0 && floor > ttft) return std::nullopt;
+  int x = std::max(1, static_cast<int>(std::ceil(rate * d.prefill_s / 0.95)));
+  while (ttft > 0 && floor + wait_quantile(x, rate, d.prefill_s, 0, 0.99) > ttft) {
+    if (static_cast<long>(x + d.decode_workers) * d.tp > max_serving_devices) return std::nullopt;
+    ++x;
+  }
+  d.prefill_workers = x;
+  d.ttft_p99_s = floor + wait_quantile(x, rate, d.prefill_s, 0, 0.99);
+  d.devices = (d.prefill_workers + d.decode_workers) * d.tp;
+  return d;
+}
+
 Sized size_concurrent(const InferModel& im, double prompt, double output, long users, int replicas) {
   const int slots = replica_slots(im).second;
   const long share = (users + replicas - 1) / replicas;  // the busiest replica's users
@@ -655,6 +697,21 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     a.warnings.push_back(fmt::format("{} devices carry {:.1f} requests/s; {} are needed for {:.1f}", q.gpus,
                                      (q.gpus / replica_devices(is)) * a.sized->op.sustained_rps, a.sized->gpus, a.sized->rate));
   a.gpus = a.sized->gpus;
+  // Disaggregated prefill and decode beside it, at a rate on a serving runtime: chosen when it
+  // carries the load on fewer devices, or when forced.
+  if (q.disagg >= 0 && q.rate > 0 && serving_runtime(is.runtime)) {
+    a.disaggregated = size_disaggregated(a.model, a.prompt, a.output, q.rate, a.targets.ttft, a.targets.tpot);
+    if (a.disaggregated) {
+      a.disaggregated_chosen = q.disagg > 0 || a.disaggregated->devices < a.sized->gpus;
+      if (a.disaggregated_chosen) a.gpus = a.disaggregated->devices;
+    }
+  }
+  if (q.disagg > 0 && !a.disaggregated_chosen)
+    fail(Exit::no_answer, q.rate > 0 && serving_runtime(is.runtime) && is.ep <= 1 && is.pp <= 1
+                              ? "no disaggregated deployment meets the latency targets: one prompt's prefill, its KV "
+                                "transfer and a decode step already exceed the TTFT target, or no decode batch meets TPOT"
+                              : "--disagg sizes prefill and decode workers for a request rate (--rate with --ttft or "
+                                "--tpot) on a serving runtime, without pipeline or expert parallelism");
   return a;
 }
 

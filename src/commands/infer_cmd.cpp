@@ -119,6 +119,7 @@ ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, cons
   q.dp_attention = s.dp_attention;
   q.length_low = s.length_low;
   q.frontier = s.frontier;
+  q.disagg = s.disagg;
   if (!s.draft.empty()) q.draft = model_named(catalog, s.draft);
   q.scenario = s.serving_scenario;
   q.ttft_s = s.ttft_s;
@@ -279,6 +280,23 @@ Value infer_json(const InferRun& r) {
   v.set("replicas", r.sized ? r.sized->replicas : 1);
   v.set("gpus", r.gpus);
   v.set("launch", r.launch);
+  if (const auto& d = r.disaggregated) {
+    Value dv = Value::object();
+    dv.set("prefill_workers", d->prefill_workers);
+    dv.set("decode_workers", d->decode_workers);
+    dv.set("tp", d->tp);
+    dv.set("devices", d->devices);
+    dv.set("decode_batch", d->decode_batch);
+    dv.set("prefill_s", d->prefill_s);
+    dv.set("kv_transfer_s", d->kv_transfer_s);
+    dv.set("ttft_p99_s", d->ttft_p99_s);
+    dv.set("tpot_s", d->tpot_s);
+    dv.set("aggregated_devices", r.sized ? Value(r.sized->gpus) : Value());
+    dv.set("chosen", r.disaggregated_chosen);
+    v.set("disaggregated", dv);
+  } else {
+    v.set("disaggregated", Value());
+  }
   if (!r.frontier.empty()) {
     Value fv = Value::array();
     for (const auto& p : r.frontier) {
@@ -385,6 +403,11 @@ Table infer_table(const InferRun& r) {
     else if (is.pp > 1) t.add_row({"replicas x tp x pp = devices", fmt::format("{} x {} x {} = {}", z.replicas, is.tp, is.pp, z.gpus)});
     else t.add_row({"replicas x tp = devices", fmt::format("{} x {} = {}", z.replicas, is.tp, z.gpus)});
     t.add_row({"requests/s (utilisation)", fmt::format("{} ({:.0f}%)", format_sig(z.load_rps), 100 * z.utilisation)});
+    if (const auto& d = r.disaggregated)
+      t.add_row({fmt::format("disaggregated{}", r.disaggregated_chosen ? " (chosen)" : ""),
+                 fmt::format("{} prefill + {} decode x tp {} = {} devices (aggregated {}); TTFT p99 {}, TPOT {}",
+                             d->prefill_workers, d->decode_workers, d->tp, d->devices, z.gpus,
+                             format_duration(d->ttft_p99_s), format_duration(d->tpot_s))});
     t.add_row({"output throughput", format_si(z.throughput, "tokens/s")});
   } else {
     t.add_row({"TTFT / TPOT", format_duration(r.single.ttft_s()) + " / " + format_duration(r.single.step_s)});

@@ -211,6 +211,14 @@ bad 65 "row 2: 'lots' is not a number" infer --model llama-3.1-8b --gpu h100-sxm
 bad 2 "--trace replays the arrivals it holds" infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/trace.csv" --rate 5 --ttft 1s
 bad 66 "cannot read trace" infer --model llama-3.1-8b --gpu h100-sxm --trace "$TMP/absent.csv"
 
+# Disaggregated prefill and decode beside the aggregated deployment at a rate: long prompts and a
+# tight TPOT favour it, and the answer's devices are then its own.
+run infer --model llama-3.1-8b --gpu h100-sxm --rate 50 --ttft 500ms --tpot 20ms --prompt-tokens 8000 --output-tokens 200 --format json
+expect_rc 0; expect_out '"disaggregated": {'; expect_out '"chosen": true'; expect_out '"aggregated_devices": 36'; expect_out '"gpus": 28,'
+run infer --model llama-3.1-8b --gpu h100-sxm --rate 50 --ttft 500ms --tpot 20ms --prompt-tokens 8000 --output-tokens 200 --no-disagg --format json
+expect_rc 0; expect_out '"disaggregated": null'; expect_out '"gpus": 36,'
+bad 1 "--disagg sizes prefill and decode workers for a request rate" infer --model llama-3.1-8b --gpu h100-sxm --users 10 --think-time 0 --disagg
+
 # --frontier: every deployment of a node at 1, 2, 4, ... users; the Pareto points in the table.
 run infer --model llama-3.1-70b --gpu h100-sxm --quant fp8 --frontier --prompt-tokens 1000 --output-tokens 1000 --format json
 expect_rc 0; expect_out '"frontier": ['; expect_out '"tokens_per_s_per_gpu":'; expect_out '"pareto": true'; expect_out '"pareto": false'

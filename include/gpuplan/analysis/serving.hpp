@@ -156,6 +156,22 @@ struct Sized {
 // where each replica completes x = n / (TTFT + (O - 1) TPOT) requests a second.
 Sized size_concurrent(const InferModel& im, double prompt, double output, long users, int replicas);
 
+// Disaggregated serving (NVIDIA Dynamo, llm-d, SGLang's PD disaggregation): prefill workers and
+// decode workers of the same tp devices. A prefill worker runs prompts one after another (an
+// M/D/x queue over the pool); each request's KV cache, prompt x KV bytes per token over tp, then
+// crosses to a decode worker over each device's share of the node's NICs (workers in other
+// nodes); a decode worker steps its batch with no prefill stalling it. The fewest prefill workers
+// that meet the TTFT target at p99 and the fewest decode workers, at the largest batch whose step
+// meets TPOT, that keep their slots at most 90% busy.
+struct Disaggregated {
+  int prefill_workers = 0, decode_workers = 0, tp = 1, devices = 0;
+  int decode_batch = 0;
+  double prefill_s = 0, kv_transfer_s = 0, ttft_p99_s = 0, tpot_s = 0;
+};
+// Empty when no decode batch meets TPOT or no prefill pool of up to max_serving_devices meets TTFT.
+std::optional<Disaggregated> size_disaggregated(const InferModel& im, double prompt, double output, double rate,
+                                                double ttft, double tpot);
+
 // Error(no_answer) when the weights or one sequence's KV do not fit, or no batch meets the
 // targets (saying what one request alone gets).
 Sized size_deployment(const InferModel& im, double prompt, double output, double ttft, double tpot, const ServingLoad& load);
@@ -212,6 +228,7 @@ struct ServingQuestion {
   bool dp_attention = false; // --dp-attention: ep with data-parallel attention, as ep alone means
   double length_low = 1;     // request lengths uniform from this share of the nominal to it (1: fixed)
   bool frontier = false;     // sweep deployments and concurrency for the throughput-interactivity curve
+  int disagg = 0;            // disaggregated prefill and decode: 1 force it, -1 forbid it, 0 compare
   std::optional<ModelArch> draft;  // speculative decoding's draft model (settings.spec_tokens > 0); absent: a head
   std::string scenario;      // offline, server or interactive; empty: as the targets say
   double ttft_s = 0, tpot_s = 0;
@@ -245,6 +262,8 @@ struct ServingAnswer {
   bool serving = false;           // a rate or users to carry
   std::vector<Deployment> tried;  // the degrees tried for several devices or a load, when tp is not fixed
   std::vector<FrontierPoint> frontier;  // --frontier: every point swept, the Pareto ones marked
+  std::optional<Disaggregated> disaggregated;  // at a rate with targets, unless forbidden
+  bool disaggregated_chosen = false;           // it serves the load on fewer devices (or was forced)
   InferModel model;
   SingleStream single;
   bool runs = false;              // fits, or its offloaded layers fit in the host's memory
