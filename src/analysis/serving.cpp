@@ -397,19 +397,29 @@ std::optional<Disaggregated> size_disaggregated(const InferModel& im, double pro
   d.decode_batch = lo;
   d.tpot_s = decode_step_time(im, lo, context).value();
   // Each request holds a decode slot for O steps: slots busy at most 90%.
-  const double busy = rate * output * d.tpot_s;
-  d.decode_workers = std::max(1, static_cast<int>(std::ceil(busy / (0.9 * d.decode_batch))));
+  const double most = static_cast<double>(max_serving_devices) / d.tp;  // workers of either kind, at most
+  const double decode = std::ceil(rate * output * d.tpot_s / (0.9 * d.decode_batch));
+  if (decode > most) return std::nullopt;
+  d.decode_workers = std::max(1, static_cast<int>(decode));
   // Prefill: one prompt at a time; the fewest workers whose p99 wait, prefill, transfer and first
-  // decode step meet TTFT.
+  // decode step meet TTFT (the wait falls as workers are added: doubling, then bisection).
   d.prefill_s = prefill_time(im, static_cast<long>(prompt), 1).value();
   const double floor = d.prefill_s + d.kv_transfer_s + d.tpot_s;
   if (ttft > 0 && floor > ttft) return std::nullopt;
-  int x = std::max(1, static_cast<int>(std::ceil(rate * d.prefill_s / 0.95)));
-  while (ttft > 0 && floor + wait_quantile(x, rate, d.prefill_s, 0, 0.99) > ttft) {
-    if (static_cast<long>(x + d.decode_workers) * d.tp > max_serving_devices) return std::nullopt;
-    ++x;
+  const double busiest = std::ceil(rate * d.prefill_s / 0.95);
+  if (busiest + d.decode_workers > most) return std::nullopt;
+  const auto meets = [&](int x) { return ttft <= 0 || floor + wait_quantile(x, rate, d.prefill_s, 0, 0.99) <= ttft; };
+  int lo = std::max(1, static_cast<int>(busiest)), hi = lo;
+  while (!meets(hi)) {
+    if (2.0 * hi + d.decode_workers > most) return std::nullopt;
+    lo = hi + 1, hi *= 2;
   }
-  d.prefill_workers = x;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (meets(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  d.prefill_workers = hi;
   d.ttft_p99_s = floor + wait_quantile(x, rate, d.prefill_s, 0, 0.99);
   d.devices = (d.prefill_workers + d.decode_workers) * d.tp;
   return d;
