@@ -95,6 +95,9 @@ TEST_CASE("A bad trace row is refused with its row number", "[trace]") {
   big.reserve(static_cast<std::size_t>(max_trace_rows) * 7);
   for (long i = 0; i <= max_trace_rows; ++i) big += "0,1,1\n";
   CHECK(refused(big).second.find("more than 1000000 rows") != std::string::npos);
+  // Or more output tokens in all than a replay can step through in seconds.
+  CHECK(refused("0,10,60000000\n1,10,60000000\n").second.find("row 2: its requests ask for more than 100000000 output tokens") !=
+        std::string::npos);
 }
 
 TEST_CASE("A Poisson trace replayed agrees with the closed forms", "[trace]") {

@@ -409,18 +409,18 @@ std::optional<Disaggregated> size_disaggregated(const InferModel& im, double pro
   const double busiest = std::ceil(rate * d.prefill_s / 0.95);
   if (busiest + d.decode_workers > most) return std::nullopt;
   const auto meets = [&](int x) { return ttft <= 0 || floor + wait_quantile(x, rate, d.prefill_s, 0, 0.99) <= ttft; };
-  int lo = std::max(1, static_cast<int>(busiest)), hi = lo;
-  while (!meets(hi)) {
-    if (2.0 * hi + d.decode_workers > most) return std::nullopt;
-    lo = hi + 1, hi *= 2;
+  int fewest = std::max(1, static_cast<int>(busiest)), enough = fewest;
+  while (!meets(enough)) {
+    if (2.0 * enough + d.decode_workers > most) return std::nullopt;
+    fewest = enough + 1, enough *= 2;
   }
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (meets(mid)) hi = mid;
-    else lo = mid + 1;
+  while (fewest < enough) {
+    const int mid = fewest + (enough - fewest) / 2;
+    if (meets(mid)) enough = mid;
+    else fewest = mid + 1;
   }
-  d.prefill_workers = hi;
-  d.ttft_p99_s = floor + wait_quantile(x, rate, d.prefill_s, 0, 0.99);
+  d.prefill_workers = enough;
+  d.ttft_p99_s = floor + wait_quantile(d.prefill_workers, rate, d.prefill_s, 0, 0.99);
   d.devices = (d.prefill_workers + d.decode_workers) * d.tp;
   return d;
 }

@@ -92,6 +92,7 @@ std::vector<TraceRequest> parse_trace(const std::string& text, const std::string
                                  file, row, what));
   };
   std::vector<TraceRequest> out;
+  double outputs = 0;  // the replay steps once for each (at worst), so their sum is bounded
   int ti = 0, pi = 1, oi = 2;
   bool first = true;
   double t0 = 0, last = 0;
@@ -136,6 +137,11 @@ std::vector<TraceRequest> parse_trace(const std::string& text, const std::string
     if (out.empty()) t0 = last = *t;
     if (*t < last) bad(row, "its time is earlier than the row before (sort the trace by arrival)");
     last = *t;
+    outputs += std::round(*o);
+    if (outputs > max_trace_output_tokens)
+      fail(Exit::data, fmt::format("trace {}: row {}: its requests ask for more than {} output tokens in all; replay a "
+                                   "sample or a window of it",
+                                   file, row, format_exact(max_trace_output_tokens)));
     out.push_back({*t - t0, std::round(*p), std::round(*o)});
   }
   if (out.empty()) fail(Exit::data, fmt::format("trace {}: no requests", file));

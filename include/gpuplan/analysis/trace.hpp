@@ -18,6 +18,9 @@ namespace gpuplan {
 constexpr long max_trace_rows = 1'000'000;
 // A trace file's size limit (a million rows of a timestamp and two counts fit well inside it).
 constexpr std::size_t max_trace_bytes = 256u << 20;
+// Output tokens a trace may ask for in all: the replay takes a decode step for each at worst (one
+// sequence at a time), so this bounds its time (a few seconds).
+constexpr double max_trace_output_tokens = 1e8;
 
 struct TraceRequest {
   double arrival = 0;  // seconds from the first request
