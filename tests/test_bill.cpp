@@ -43,13 +43,14 @@ TEST_CASE("BLOOM training energy from its GPU-hours at A100 TDP") {
   CHECK(to_kwh(e) / 1e3 == Approx(433.196).epsilon(1e-6));
 }
 
-TEST_CASE("Llama 2 70B carbon from its GPU-hours and the intensity its model card implies") {
-  // Llama 2 model card (Meta, 2023): A100-80GB at 400 W; 7B 184,320 GPU-hours -> 31.22 t CO2e,
-  // 70B 1,720,320 GPU-hours -> 291.42 t CO2e. The 7B row gives the grid intensity; the 70B row follows.
-  const double intensity = 31.22e6 / to_kwh(run_energy(watts(400), seconds(184320 * hour)));
-  CHECK(intensity == Approx(423.45).epsilon(1e-4));
-  const double t = co2_tonnes(run_energy(watts(400), seconds(1720320 * hour)), intensity);
-  CHECK(t == Approx(291.42).epsilon(2e-4));
+TEST_CASE("Llama 3.1 405B carbon from its GPU-hours and the intensity its model card implies") {
+  // Llama 3.1 model card (Meta, July 2024): H100-80GB at 700 W; 8B 1.46M GPU-hours -> 420 t CO2e
+  // location-based, 405B 30.84M GPU-hours -> 8,930 t. The 8B row gives the grid intensity; the 405B
+  // row follows within the card's rounding (the 8B hours carry three figures).
+  const double intensity = 420e6 / to_kwh(run_energy(watts(700), seconds(1.46e6 * hour)));
+  CHECK(intensity == Approx(410.96).epsilon(1e-4));
+  const double t = co2_tonnes(run_energy(watts(700), seconds(30.84e6 * hour)), intensity);
+  CHECK(t == Approx(8930).epsilon(0.01));
 }
 
 TEST_CASE("DeepSeek-V3 training cost at two dollars per GPU-hour") {

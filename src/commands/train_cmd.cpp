@@ -213,7 +213,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("energy_mwh", run.bill.energy_mwh);
   out.set("co2_t", run.bill.co2_t);
   out.set("cost_usd", fields_object(bill_cost_fields(), bill));
-  // The model-card convention (BLOOM, Llama 2 and 3): GPU-hours x board power, no host, no PUE.
+  // The model-card convention (BLOOM, Llama 3): GPU-hours x board power, no host, no PUE.
   if (j.device.tdp.value() > 0) {
     const Joules e = run_energy(j.device.tdp * static_cast<double>(gpus), ans.wall);
     out.set("energy_gpu_tdp_mwh", to_kwh(e) / 1e3);

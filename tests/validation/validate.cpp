@@ -318,11 +318,6 @@ constexpr ThroughputRow throughput_rows[] = {
     // its DP is printed as 4 where TP x CP x PP x DP must make 16,384.
     {"Llama 3 paper", "llama-3.1-405b", "h100-sxm", 8192, 8, 16, 1, 0, 8192, 2048, "bf16", -1, 163.8},
     {"Llama 3 paper", "llama-3.1-405b", "h100-sxm", 16384, 8, 16, 1, 0, 8192, 2048, "bf16", -1, 152.4},
-    // LLaMA (Touvron et al. 2023, arXiv 2302.13971) section 2.4: the 65B model "processes around 380
-    // tokens/sec/GPU on 2048 A100 GPU with 80GB of RAM" (2,048-token sequences, 4M-token batches),
-    // with xformers' memory-efficient causal attention and selective checkpointing; layout not
-    // published: searched.
-    {"LLaMA paper", "llama-65b", "a100-80gb", 2048, 0, 0, 1, 0, 2048, 2048, "bf16", -1, 380},
     // Small models. TinyLlama's README (jzhang38/TinyLlama): 24k tokens/s per A100-40G for the 1.1B
     // model on 16 GPUs, FSDP, FlashAttention-2, fused kernels, no activation checkpointing, 2,048-token
     // sequences, 2M-token batches (3,456 GPU-hours for 300B tokens). nanoGPT's README (karpathy/
@@ -560,8 +555,6 @@ struct RunRow {
   const char* source;
 };
 constexpr RunRow run_rows[] = {
-    {"Llama 2 70B", "model=llama-2-70b gpu=a100-80gb gpus=2048 tokens=2T", 1720320,
-     "Llama 2 model card (1,720,320 A100-80GB hours); 2,048 GPUs assumed"},
     {"Llama 3.1 405B", "model=llama-3.1-405b gpu=h100-sxm gpus=16384 tokens=15.6T", 30.84e6,
      "Llama 3.1 model card (30.84M H100 hours); 16,384 GPUs per the Llama 3 paper"},
     {"Falcon 180B", "model=falcon-180b gpu=a100-40gb gpus=4096 tokens=3.5T", 7.0e6,
@@ -1234,7 +1227,7 @@ std::string runs_section(const Catalog& cat) {
   return fmt::format("## Published training runs (GPU-hours; reported, not a target)\n\n"
                      "{} runs; median absolute error {:.0f}%, max {:.0f}%. Every setting not listed is the default, "
                      "the goodput derived from failures at Llama 3's rate, checkpoints and restarts (92% for Llama 3.1 "
-                     "405B's 16,384 GPUs, 97-99% for the runs of 384-4,096; a fixed 0.9 before gave a median of 11%). "
+                     "405B's 16,384 GPUs, 97-99% for the runs of 384-4,096). "
                      "The model is low on most: published totals include what the step model does not see (batch and "
                      "context ramps, long-context stages, evaluation, planned maintenance).\n\n{}\n",
                      sum.errors.size(), 100 * sum.median(), 100 * sum.max(), table);
