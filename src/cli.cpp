@@ -275,10 +275,14 @@ int cli_main(int argc, char** argv) {
   app.set_version_flag("-V,--version", version_string());
   app.require_subcommand(1);
   Globals g;
-  auto add_globals = [&](CLI::App* sub) {
-    sub->add_option("--format", g.format, "Output format: table, json, csv or markdown")->capture_default_str();
-    sub->add_option("--catalog", g.catalogs, "Extra catalog file or directory (repeatable; overrides by id)");
-    sub->add_option("--get", g.get, "Print one value of the JSON answer by its dotted key, e.g. layout.tp or power.racks");
+  // The options every command takes. --get's example is a key the command's own JSON has.
+  auto add_globals = [&](CLI::App* sub, std::string_view get_example = "id") {
+    sub->add_option("--format", g.format, "Output format: table, json, csv or markdown (default table)")->type_name("WORD");
+    sub->add_option("--catalog", g.catalogs, "Extra catalog file or directory (repeatable; overrides by id)")
+        ->type_name("PATH");
+    sub->add_option("--get", g.get,
+                    fmt::format("Print one value of the JSON answer by its dotted key, e.g. {}", get_example))
+        ->type_name("KEY");
   };
   std::function<int()> action;
 
@@ -290,7 +294,7 @@ int cli_main(int argc, char** argv) {
   list->add_option("kind", list_opts.kind,
                    "accelerators, interconnects, models, prices, servers, sites or storage (none: the kinds, with "
                    "their counts)");
-  add_globals(list);
+  add_globals(list, "0.id");
   list->callback([&] { action = [&] { print(run_catalog_list(load_catalog(g), list_opts), g); return 0; }; });
 
   CatalogShowOptions show_opts;
@@ -303,7 +307,7 @@ int cli_main(int argc, char** argv) {
   std::vector<std::string> check_files;
   auto* check = catalog->add_subcommand("check", "Validate catalog files (exit 65 when invalid)");
   check->add_option("files", check_files, "TOML files or directories")->required();
-  add_globals(check);
+  add_globals(check, "0.valid");
   check->callback([&] {
     action = [&] {
       bool ok = true;
@@ -322,7 +326,7 @@ int cli_main(int argc, char** argv) {
   import->callback([&] { action = [&] { write_stdout(run_catalog_import(import_path)); return 0; }; });
 
   auto* paths = catalog->add_subcommand("paths", "Where catalogs are read from, lowest priority first");
-  add_globals(paths);
+  add_globals(paths, "0.path");
   paths->callback([&] { action = [&] { print(run_catalog_paths(g.catalogs), g); return 0; }; });
 
   // ---- memory, train, search, infer, power: the settings table's flags, each command only
@@ -334,18 +338,26 @@ int cli_main(int argc, char** argv) {
     for (const Setting& st : settings_table()) {
       if (!(st.commands & command)) continue;
       const std::string name(st.name);
-      const std::string help = fmt::format("{} (default {}; {})", st.help, st.fallback, accepted(st));
       if (st.type == SettingType::boolean) {
+        // A switch takes no value: its help says how to turn it off, not "true or false".
+        const std::string help = st.fallback == "off" ? fmt::format("{} (default off)", st.help)
+                                                      : fmt::format("{} (default {}; --no-{} turns it off)", st.help,
+                                                                    st.fallback, name);
         sub->add_flag_callback("--" + name, [&settings, name] { settings.emplace_back(name, "true"); }, help);
         sub->add_flag_callback("--no-" + name, [&settings, name] { settings.emplace_back(name, "false"); })->group("");
         continue;
       }
+      const std::string help = fmt::format("{} (default {}; {})", st.help, st.fallback, accepted(st));
       sub->add_option_function<std::string>("--" + name, [&settings, name](const std::string& v) { settings.emplace_back(name, v); },
                                             help)
           ->type_name(st.type == SettingType::text ? "ID" : st.type == SettingType::choice ? "WORD" : "N");
     }
     sub->add_flag("--explain", run_opts.explain, "Show each term with its formula and assumptions");
-    add_globals(sub);
+    add_globals(sub, command == cmd_memory   ? "total_bytes or fits"
+                     : command == cmd_train  ? "layout.tp or gpu_hours"
+                     : command == cmd_search ? "results.0.step_time_s"
+                     : command == cmd_infer  ? "throughput_tokens_per_s or tpot_s"
+                                             : "power.racks or power.it_kw");
   };
   auto apply_all = [&] {
     std::vector<std::string> names;
@@ -458,7 +470,7 @@ int cli_main(int argc, char** argv) {
   settings_cmd->add_option("--command", settings_command, "Only the settings one command takes (memory, train, search, infer, power)");
   bool settings_man = false;
   settings_cmd->add_flag("--man", settings_man, "Print the table as the man page gpuplan-settings(7), in roff");
-  add_globals(settings_cmd);
+  add_globals(settings_cmd, "settings.0.name");
   settings_cmd->callback([&] {
     action = [&] {
       unsigned mask = ~0u;

@@ -155,7 +155,22 @@ std::string suggest_ids(const std::string& word, const std::vector<std::string>&
       score += std::any_of(ct.begin(), ct.end(), [&](const std::string& x) { return shares(x, t); });
     if (score >= 2) ranked.push_back(Scored{score, edit_distance(word, c), &c});
   }
-  if (ranked.empty()) return suggest(word, candidates);
+  if (ranked.empty()) {
+    if (std::string spelled = suggest(word, candidates); !spelled.empty()) return spelled;
+    // No near spelling: the ids that share a whole token of two letters or more with the word
+    // ("m3-pro" -> apple-m3-max, apple-m3-ultra or apple-m2-pro), so that a variant the catalog
+    // lacks still points at its siblings.
+    for (const auto& c : candidates) {
+      const std::vector<std::string> ct = id_tokens(c);
+      std::size_t shared = 0;
+      // A token with a digit (a generation, a size) says more than a word (pro, max).
+      for (const auto& t : wt)
+        if (t.size() >= 2 && std::any_of(ct.begin(), ct.end(), [&](const std::string& x) { return same_ignoring_case(x, t); }))
+          shared += std::any_of(t.begin(), t.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }) ? 2 : 1;
+      if (shared > 0) ranked.push_back(Scored{shared, edit_distance(word, c), &c});
+    }
+    if (ranked.empty()) return {};
+  }
   std::stable_sort(ranked.begin(), ranked.end(), [](const Scored& a, const Scored& b) {
     return a.score != b.score ? a.score > b.score : a.distance < b.distance;
   });

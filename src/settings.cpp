@@ -41,8 +41,9 @@ constexpr Setting choice(std::string_view name, std::string_view choices, unsign
 constexpr Setting text(std::string_view name, unsigned cmds, std::string_view fallback, std::string_view help, Apply a) {
   return Setting{name, SettingType::text, Q::real, 0, 0, 0, false, {}, cmds, {}, fallback, help, a};
 }
-constexpr Setting flag(std::string_view name, unsigned cmds, std::string_view help, Apply a) {
-  return Setting{name, SettingType::boolean, Q::real, 0, 0, 0, false, {}, cmds, {}, "off", help, a};
+constexpr Setting flag(std::string_view name, unsigned cmds, std::string_view help, Apply a,
+                       std::string_view fallback = "off") {
+  return Setting{name, SettingType::boolean, Q::real, 0, 0, 0, false, {}, cmds, {}, fallback, help, a};
 }
 
 // A framework's defaults for the step model and the layout, each where the flags have not set
@@ -152,8 +153,8 @@ const std::array table{
            [](Scenario& s, V v) { s.step.train.finetune = parse_finetune(v.text); }),
     integer("lora-rank", 1, 4096, layout_cmds, "16", "Rank of the LoRA/QLoRA adapters (on every attention and dense MLP matrix)",
             [](Scenario& s, V v) { s.step.train.lora_rank = v.integer(); }),
-    flag("sequence-parallel", layout_cmds, "Sequence parallelism (--no-sequence-parallel turns it off; default searched)",
-         [](Scenario& s, V v) { s.layout.sequence_parallel = v.on; }),
+    flag("sequence-parallel", layout_cmds, "Sequence parallelism",
+         [](Scenario& s, V v) { s.layout.sequence_parallel = v.on; }, "searched"),
     integer("seq-len", 1, 1e8, layout_cmds, "min(4096, the model's context)", "Sequence length in tokens",
             [](Scenario& s, V v) { s.seq_len = v.integer(); }),
     choice("precision", "bf16|fp16|fp8|mxfp8|nvfp4|fp4|tf32|fp32", layout_cmds, "bf16",
@@ -283,9 +284,8 @@ const std::array table{
            "(serving benchmarks' random range ratio, e.g. 0.8)",
            [](Scenario& s, V v) { s.length_low = v.number; }),
     flag("disagg", cmd_infer,
-         "Disaggregated prefill and decode workers (with --rate): the answer (--disagg), compared with the aggregated "
-         "deployment (default), or not tried (--no-disagg)",
-         [](Scenario& s, V v) { s.disagg = v.on ? 1 : -1; }),
+         "Disaggregated prefill and decode workers (with --rate) as the answer",
+         [](Scenario& s, V v) { s.disagg = v.on ? 1 : -1; }, "sized beside the aggregated deployment, chosen when it needs fewer devices"),
     flag("frontier", cmd_infer,
          "Sweep every deployment of a node at 1, 2, 4, ... concurrent users: output tokens/s per GPU against tokens/s "
          "per user, the Pareto points marked",

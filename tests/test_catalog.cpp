@@ -233,6 +233,10 @@ TEST_CASE("unknown ids suggest the nearest", "[catalog]") {
   CHECK_THROWS_WITH(c.get("models", "llama-3-405b"), Contains("did you mean llama-3.1-405b, llama-3-70b or llama-3-8b?"));
   CHECK_THROWS_WITH(c.get("models", "qwen3-8b-instruct"), Contains("did you mean qwen3-8b, "));
   CHECK_THROWS_WITH(c.get("models", "qwen-2.5-7b"), Contains("did you mean qwen2.5-7b?"));
+  // A variant the catalog lacks and no near spelling: its siblings by a shared whole token, the
+  // generation (m3) before the tier (pro).
+  CHECK_THROWS_WITH(c.get("accelerators", "m3-pro"), Contains("did you mean apple-m3-max, apple-m3-ultra or apple-m"));
+  CHECK_THROWS_WITH(c.get("accelerators", "zzz"), !Contains("did you mean"));
 }
 
 TEST_CASE("catalog ids are case-insensitive", "[catalog]") {
