@@ -293,20 +293,21 @@ int cli_main(int argc, char** argv) {
   auto* list = catalog->add_subcommand("list", "List the records of one kind");
   list->add_option("kind", list_opts.kind,
                    "accelerators, interconnects, models, prices, servers, sites or storage (none: the kinds, with "
-                   "their counts)");
+                   "their counts)")
+      ->type_name("WORD");
   add_globals(list, "0.id");
   list->callback([&] { action = [&] { print(run_catalog_list(load_catalog(g), list_opts), g); return 0; }; });
 
   CatalogShowOptions show_opts;
   auto* show = catalog->add_subcommand("show", "Show one record with every field and its source");
-  show->add_option("id", show_opts.id, "Record id, e.g. h100-sxm")->required();
-  show->add_option("--kind", show_opts.kind, "Restrict the lookup to one kind");
+  show->add_option("id", show_opts.id, "Record id, e.g. h100-sxm")->required()->type_name("ID");
+  show->add_option("--kind", show_opts.kind, "Restrict the lookup to one kind")->type_name("WORD");
   add_globals(show);
   show->callback([&] { action = [&] { print(run_catalog_show(load_catalog(g), show_opts), g); return 0; }; });
 
   std::vector<std::string> check_files;
   auto* check = catalog->add_subcommand("check", "Validate catalog files (exit 65 when invalid)");
-  check->add_option("files", check_files, "TOML files or directories")->required();
+  check->add_option("files", check_files, "TOML files or directories")->required()->type_name("PATH");
   add_globals(check, "0.valid");
   check->callback([&] {
     action = [&] {
@@ -322,7 +323,9 @@ int cli_main(int argc, char** argv) {
   std::string import_path;
   auto* import = catalog->add_subcommand(
       "import", "Print the catalog record a config.json (or a directory holding one), a .gguf file or a .toml record gives");
-  import->add_option("path", import_path, "config.json, a model directory, a .gguf file or a catalog .toml file")->required();
+  import->add_option("path", import_path, "config.json, a model directory, a .gguf file or a catalog .toml file")
+      ->required()
+      ->type_name("PATH");
   import->callback([&] { action = [&] { write_stdout(run_catalog_import(import_path)); return 0; }; });
 
   auto* paths = catalog->add_subcommand("paths", "Where catalogs are read from, lowest priority first");
@@ -374,7 +377,9 @@ int cli_main(int argc, char** argv) {
   train->callback([&] { action = [&] { apply_all(); return print(run_train(load_catalog(g), scenario, run_opts), g); }; });
   auto* search = app.add_subcommand("search", "Rank every layout on --gpus devices");
   add_settings(search, cmd_search);
-  search->add_option("--top", run_opts.top, "How many layouts to list (default 10)")->check(CLI::Range(1, 10000));
+  search->add_option("--top", run_opts.top, "How many layouts to list (default 10; 1 to 10000)")
+      ->check(CLI::Range(1, 10000).description(""))
+      ->type_name("N");
   search->add_flag("--stats", run_opts.stats, "Report layouts evaluated and the evaluation rate");
   search->callback([&] { action = [&] { apply_all(); return print(run_search(load_catalog(g), scenario, run_opts), g); }; });
 
@@ -390,12 +395,16 @@ int cli_main(int argc, char** argv) {
   std::string probe_out, probe_compare;
   bool probe_force = false;
   auto* probe = app.add_subcommand("probe", "Measure this machine (CUDA GPU, else CPU) and write a calibration file");
-  probe->add_option("--device", probe_opts.device, "auto (CUDA if a GPU is there, else the CPU), cpu or cuda")->capture_default_str();
+  probe->add_option("--device", probe_opts.device, "auto (CUDA if a GPU is there, else the CPU), cpu or cuda (default auto)")
+      ->type_name("WORD");
   probe->add_flag("--quick", probe_opts.quick, "Fewer sizes and samples: under a minute");
-  probe->add_option("-o,--output", probe_out, "Write the calibration file here (atomically) instead of stdout");
+  probe->add_option("-o,--output", probe_out, "Write the calibration file here (atomically) instead of stdout")
+      ->type_name("PATH");
   probe->add_flag("--force", probe_force, "Replace an existing output file");
-  probe->add_option("--as", probe_opts.as, "Catalog accelerator id the file calibrates (default: from the device name; cpu-desktop for a CPU)");
-  probe->add_option("--compare", probe_compare, "Compare a calibration file with the catalog's figures instead of measuring");
+  probe->add_option("--as", probe_opts.as, "Catalog accelerator id the file calibrates (default: from the device name; cpu-desktop for a CPU)")
+      ->type_name("ID");
+  probe->add_option("--compare", probe_compare, "Compare a calibration file with the catalog's figures instead of measuring")
+      ->type_name("PATH");
   add_globals(probe);
   probe->callback([&] {
     action = [&] {
@@ -422,17 +431,18 @@ int cli_main(int argc, char** argv) {
   bool plan_force = false, plan_init = false;
   long plan_max_searches = default_plan_searches;
   auto* plan = app.add_subcommand("plan", "Evaluate a TOML plan file: scenarios, sweeps, constraints, sensitivity, reports");
-  plan->add_option("file", plan_file, "The plan file (gpuplan plan --init writes a template)");
+  plan->add_option("file", plan_file, "The plan file (gpuplan plan --init writes a template)")->type_name("PATH");
   plan->add_flag("--init", plan_init, "Print a commented template plan");
-  plan->add_option("-o,--output", plan_out, "Write the report here (atomically) instead of stdout");
+  plan->add_option("-o,--output", plan_out, "Write the report here (atomically) instead of stdout")->type_name("PATH");
   plan->add_flag("--force", plan_force, "Replace an existing output file");
-  plan->add_option("--get", plan_get_path, "Print one value, e.g. scenarios.h100-owned.cost_usd.owned_tco");
-  plan->add_option("--format", g.format, "Output format: table, json, csv, markdown or html")->capture_default_str();
-  plan->add_option("--catalog", g.catalogs, "Extra catalog file or directory (repeatable; overrides by id)");
+  plan->add_option("--get", plan_get_path, "Print one value, e.g. scenarios.h100-owned.cost_usd.owned_tco")->type_name("KEY");
+  plan->add_option("--format", g.format, "Output format: table, json, csv, markdown or html (default table)")->type_name("WORD");
+  plan->add_option("--catalog", g.catalogs, "Extra catalog file or directory (repeatable; overrides by id)")->type_name("PATH");
   plan->add_option("--max-searches", plan_max_searches,
-                   fmt::format("Refuse a plan needing more layout searches than this (1 to {})", max_plan_searches))
-      ->capture_default_str()
-      ->check(CLI::Range(1L, max_plan_searches));
+                   fmt::format("Refuse a plan needing more layout searches than this (default {}; 1 to {})",
+                               default_plan_searches, max_plan_searches))
+      ->check(CLI::Range(1L, max_plan_searches).description(""))
+      ->type_name("N");
   plan->callback([&] {
     action = [&] {
       if (!plan_out.empty()) check_output(plan_out, plan_force);  // before evaluating every scenario
@@ -467,7 +477,8 @@ int cli_main(int argc, char** argv) {
 
   std::string settings_command;
   auto* settings_cmd = app.add_subcommand("settings", "List every setting: type, accepted values, default, commands (for scripts)");
-  settings_cmd->add_option("--command", settings_command, "Only the settings one command takes (memory, train, search, infer, power)");
+  settings_cmd->add_option("--command", settings_command, "Only the settings one command takes (memory, train, search, infer, power)")
+      ->type_name("WORD");
   bool settings_man = false;
   settings_cmd->add_flag("--man", settings_man, "Print the table as the man page gpuplan-settings(7), in roff");
   add_globals(settings_cmd, "settings.0.name");
@@ -490,7 +501,7 @@ int cli_main(int argc, char** argv) {
 
   std::string shell;
   auto* completions = app.add_subcommand("completions", "Print a shell completion script (bash, zsh or fish)");
-  completions->add_option("shell", shell, "bash, zsh or fish")->required();
+  completions->add_option("shell", shell, "bash, zsh or fish")->required()->type_name("WORD");
   completions->callback([&] {
     action = [&] {
       if (shell == "bash") write_stdout(bash_completion(app));
@@ -510,7 +521,7 @@ int cli_main(int argc, char** argv) {
   // ---- help CMD [SUB]: the command's --help.
   std::vector<std::string> help_path;
   auto* help = app.add_subcommand("help", "Show a command's help: gpuplan help train, gpuplan help catalog list");
-  help->add_option("command", help_path, "The command, and its subcommand");
+  help->add_option("command", help_path, "The command, and its subcommand")->type_name("WORD");
   help->callback([&] {
     action = [&] {
       const CLI::App* at = &app;
