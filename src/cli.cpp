@@ -149,7 +149,7 @@ void check_extras(const CLI::App& app) {
 // Flags whose values are catalog ids, and the kind the ids come from (every completion script).
 constexpr std::pair<std::string_view, std::string_view> id_flags[] = {
     {"model", "models"}, {"gpu", "accelerators"},    {"host", "accelerators"},
-    {"site", "sites"},   {"scale-out", "interconnects"}, {"storage", "storage"}};
+    {"site", "sites"},   {"scale-out", "interconnects"}, {"storage", "storage"}, {"api", "apis"}};
 
 // The fixed words a flag takes, space-separated: its setting's choices, or the output formats;
 // empty when it has none.
@@ -292,7 +292,7 @@ int cli_main(int argc, char** argv) {
   CatalogListOptions list_opts;
   auto* list = catalog->add_subcommand("list", "List the records of one kind");
   list->add_option("kind", list_opts.kind,
-                   "accelerators, interconnects, models, prices, servers, sites or storage (none: the kinds, with "
+                   "accelerators, apis, interconnects, models, prices, servers, sites or storage (none: the kinds, with "
                    "their counts)")
       ->type_name("WORD");
   add_globals(list, "0.id");

@@ -251,6 +251,13 @@ const std::array table{
            [](Scenario& s, V v) { s.rate = v.number; }),
     integer("users", 1, 1e9, cmd_infer, "none", "Concurrent users (with --think-time; default targets MLPerf's 2 s / 200 ms)",
             [](Scenario& s, V v) { s.users = v.integer(); }),
+    number("requests-per-day", Q::real, 0, {}, 1e-3, 1e6, false, cmd_infer, "none",
+           "Requests each of --users makes a day: the load is users x this over 24 h, and the answer gives a month's "
+           "cost owned, rented and at each API offering the model (for a busy hour's load give --rate)",
+           [](Scenario& s, V v) { s.requests_per_day = v.number; }),
+    text("api", cmd_infer, "every API offering the model",
+         "API prices to compare, comma-separated ids (gpuplan catalog list apis): a closed tier, another provider",
+         [](Scenario& s, V v) { s.apis = v.text; }),
     number("think-time", Q::duration, 1, "s", 0, day, false, cmd_infer, "60 s",
            "Time a user takes between replies (0: a fixed concurrency)", [](Scenario& s, V v) { s.think_s = v.number; }),
     integer("draft-tokens", 1, 64, cmd_infer, "none (no speculative decoding)",
@@ -374,7 +381,8 @@ const std::array table{
 // clang-format on
 
 constexpr std::array conflicts{Conflict{"model", "params"}, Conflict{"weeks", "days"}, Conflict{"rate", "users"},
-                               Conflict{"tokens", "dataset-tokens"}, Conflict{"reserve", "mem-fraction"}};
+                               Conflict{"tokens", "dataset-tokens"}, Conflict{"reserve", "mem-fraction"},
+                               Conflict{"requests-per-day", "rate"}, Conflict{"requests-per-day", "think-time"}};
 
 constexpr std::array<std::string_view, 5> command_list{"memory", "train", "search", "infer", "power"};
 

@@ -544,3 +544,42 @@ TEST_CASE("The 96GB HBM2e H100 ships at a 500 W limit and its nodes draw less") 
   CHECK((lifted.power_limit.value() == 0 && lifted.clock_scale == Approx(1)));
   CHECK(resolve_facility(s, c, lifted).node.max_power.value() == Approx(8 * 700 * node_overhead_ratio).epsilon(1e-9));
 }
+
+TEST_CASE("a month of a workload owned rented and at each API by hand") {
+  // One request a second for a month of 365/12 days: 2,628,000 requests of 1,000 prompt and 300
+  // output tokens. API a at $0.40/$0.40 a million: (1000 x 0.4 + 300 x 0.4) / 1e6 = $0.00052 a
+  // request, $1,366.56 a month; API b at $1/$5: $0.0025, $6,570. Owning at $2,000 a month breaks
+  // even with a at 2000 / 0.00052 / (365/12) = 126,448 requests a day.
+  const ApiOffer a{"a", "A", "p", "m", "2026-11-05", "s", 0.4, 0.4}, b{"b", "B", "q", "", "2026-08-08", "s", 1, 5};
+  const MonthlyCost m = monthly_cost(1, 2, 1000, 300, 2000.0, 3000.0, {b, a});
+  CHECK(m.requests == Approx(2628000));
+  CHECK(m.input_tokens == Approx(2.628e9));
+  CHECK(m.output_tokens == Approx(788.4e6));
+  REQUIRE(m.apis.size() == 2);
+  CHECK(m.apis[0].offer.id == "a");  // cheapest first
+  CHECK(m.apis[0].usd == Approx(1366.56));
+  CHECK(m.apis[1].usd == Approx(6570));
+  CHECK((m.owned && *m.owned == 2000 && m.rented && *m.rented == 3000));
+  CHECK(m.capacity_requests_per_day == Approx(172800));
+  REQUIRE(m.break_even_requests_per_day);
+  CHECK(*m.break_even_requests_per_day == Approx(2000 / 0.00052 / (365.0 / 12)));
+  // A deployment that serves fewer requests a day than the break-even never pays for itself.
+  CHECK_FALSE(monthly_cost(1, 1, 1000, 300, 2000.0, 3000.0, {a}).break_even_requests_per_day);
+  // No owned price or no API: no break-even.
+  CHECK_FALSE(monthly_cost(1, 2, 1000, 300, std::nullopt, 3000.0, {a}).break_even_requests_per_day);
+  CHECK_FALSE(monthly_cost(1, 2, 1000, 300, 2000.0, 3000.0, {}).break_even_requests_per_day);
+}
+
+TEST_CASE("API prices name catalog models and carry a date and source") {
+  const Catalog c = Catalog::builtin();
+  const auto apis = c.list("apis");
+  CHECK(apis.size() >= 30);
+  for (const Record* a : apis) {
+    INFO(a->id);
+    CHECK(a->text("as_of").size() >= 7);
+    CHECK(!a->text("source").empty());
+    // An open model's price names the catalog record; a closed tier names none.
+    if (a->has("model")) CHECK(c.find("models", a->text("model")) != nullptr);
+    else CHECK(a->text("tier") == "closed");
+  }
+}

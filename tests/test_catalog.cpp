@@ -49,7 +49,7 @@ TEST_CASE("the compiled built-in catalog equals the catalog TOML files merged at
   // through merge_text must give the same records, field for field, bit for bit, origin for origin.
   Catalog parsed;
   std::vector<Diagnostic> d;
-  for (const char* f : {"accelerators", "interconnects", "models", "prices", "servers", "sites", "storage"}) {
+  for (const char* f : {"accelerators", "apis", "interconnects", "models", "prices", "servers", "sites", "storage"}) {
     std::ifstream in(std::string(GPUPLAN_SOURCE_DIR) + "/catalogs/" + f + ".toml");
     REQUIRE(in);
     std::stringstream text;

@@ -63,6 +63,8 @@ struct Scenario {
   int spec_tokens = 0;        // tokens the draft proposes a step; 0: no speculation
   double spec_accept = -1;    // chance each proposal is accepted; negative: not given
   double think_s = -1;        // seconds between a user's requests, after a reply; negative: not given
+  double requests_per_day = 0;  // requests each user makes a day (a workload); 0: not given
+  std::string apis;             // infer: API price ids to compare, comma-separated; empty: those offering the model
   double ttft_s = 0, tpot_s = 0;  // latency targets (0: none)
   int top = 0;                    // infer: list this many deployments tried (0: none)
   bool quants = false;            // infer: a table of every format of the runtime's ladder

@@ -527,7 +527,7 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
     a.output *= (1 + q.length_low) / 2;
   }
   a.serving = q.rate > 0 || q.users > 0;
-  a.targets = latency_targets(q.scenario, q.ttft_s, q.tpot_s, q.users > 0);
+  a.targets = latency_targets(q.scenario, q.ttft_s, q.tpot_s, q.users > 0 || q.population > 0);
   if (q.rate > 0 && a.targets.ttft <= 0 && a.targets.tpot <= 0)
     fail(Exit::usage, "a request rate needs a latency target: ttft and/or tpot, or the server or interactive scenario "
                       "(MLPerf's server scenario is ttft 2 s, tpot 200 ms)");

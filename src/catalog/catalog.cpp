@@ -214,9 +214,8 @@ bool Catalog::merge_text(std::string_view text, const std::string& path, std::ve
     if (!spec || spec->kind != kind_name) {
       std::string hint = suggest(kind_name, kind_names);
       diags.push_back({where(kind_key.source(), path),
-                       fmt::format("unknown catalog kind '{}'{}; expected one of accelerators, interconnects, models, "
-                                   "prices, servers, sites, storage",
-                                   kind_name, hint.empty() ? "" : "; did you mean " + hint + "?")});
+                       fmt::format("unknown catalog kind '{}'{}; expected {}", kind_name,
+                                   hint.empty() ? "" : "; did you mean " + hint + "?", in_words(kind_names))});
       continue;
     }
     const auto* records = kind_node.as_table();

@@ -100,6 +100,18 @@ constexpr std::array price_fields{
       "whether a purchase price per device includes its share of the server (CPUs, memory, NICs, chassis)"},
 };
 
+// A hosted API's list price per million tokens: an open model as a provider serves it (`model`
+// names the catalog's model) or a closed tier users compare against.
+constexpr std::array api_fields{
+    GPUPLAN_COMMON_FIELDS,
+    F{"as_of", T::text, Q::real, true, 0, 0, {}, "date the price was observed (YYYY-MM or YYYY-MM-DD)"},
+    F{"provider", T::text, Q::real, true, 0, 0, {}, "who serves it (deepinfra, groq, openai, ...)"},
+    F{"model", T::text, Q::real, false, 0, 0, {}, "the catalog model served (absent for a closed model)"},
+    F{"tier", T::choice, Q::real, false, 0, 0, "open|closed", "an open model's weights, or a closed model (default: open with a model, closed without)"},
+    F{"usd_per_m_input", T::number, Q::money, true, 0.001, 1000, {}, "price per million input (prompt) tokens"},
+    F{"usd_per_m_output", T::number, Q::money, true, 0.001, 1000, {}, "price per million output tokens"},
+};
+
 constexpr std::array server_fields{
     GPUPLAN_COMMON_FIELDS,
     F{"accelerator", T::text, Q::real, true, 0, 0, {}, "accelerator id"},
@@ -164,6 +176,7 @@ constexpr std::array model_fields{
 
 constexpr std::array kinds{
     KindSpec{"accelerators", "accelerator", accelerator_fields},
+    KindSpec{"apis", "API price", api_fields},
     KindSpec{"interconnects", "interconnect", interconnect_fields},
     KindSpec{"models", "model", model_fields},
     KindSpec{"prices", "price", price_fields},

@@ -52,6 +52,7 @@ std::vector<std::string> list_columns(std::string_view kind) {
     return {"memory_bytes", "memory_bw_bytes_per_s", "bf16_flops_per_s", "fp8_flops_per_s", "tdp_w", "scale_up_domain"};
   if (kind == "models") return {"params_total", "params_active", "layers", "hidden", "heads", "kv_heads", "max_context"};
   if (kind == "interconnects") return {"scope", "bw_per_direction_bytes_per_s", "latency_s"};
+  if (kind == "apis") return {"provider", "model", "usd_per_m_input", "usd_per_m_output", "as_of"};
   if (kind == "prices") return {"accelerator", "provider", "commitment", "usd_per_gpu_hour", "usd_per_device", "as_of"};
   if (kind == "servers") return {"accelerator", "devices", "max_power_w", "usd"};
   if (kind == "sites") return {"pue", "usd_per_kwh", "grid_gco2_per_kwh", "rack_power_w"};
@@ -76,9 +77,8 @@ const KindSpec& kind_or_fail(const std::string& kind) {
     std::vector<std::string> names;
     for (const auto& k : catalog_kinds()) names.emplace_back(k.kind);
     std::string hint = suggest(kind, names);
-    fail(Exit::usage, fmt::format("unknown catalog kind '{}'{}; expected accelerators, interconnects, models, prices, "
-                                  "servers, sites or storage",
-                                  kind, hint.empty() ? "" : "; did you mean " + hint + "?"));
+    fail(Exit::usage, fmt::format("unknown catalog kind '{}'{}; expected {}", kind,
+                                  hint.empty() ? "" : "; did you mean " + hint + "?", in_words(names)));
   }
   return *spec;
 }

@@ -74,6 +74,7 @@ struct InferRun : ServingAnswer {
   FacilityBill bill;
   std::optional<double> usd_per_m, kwh_per_m;
   std::string launch;  // the runtime's command for this deployment
+  std::optional<MonthlyCost> monthly;  // --requests-per-day or --api: a month owned, rented and at each API
   std::optional<TraceReplay> replay;  // --trace: the requests replayed
   std::optional<Operating> poisson;   // and the closed forms at the same mean rate, where it is below capacity
 };
@@ -111,6 +112,14 @@ ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, cons
   q.context = s.context;
   q.rate = s.rate;
   q.users = s.users;
+  // A workload of users and requests a day: Poisson arrivals at their mean rate (thousands of
+  // people asking now and then), held to the targets users get by default.
+  if (s.requests_per_day > 0) {
+    if (s.users <= 0) fail(Exit::usage, "--requests-per-day counts each user's requests: give --users too");
+    q.rate = static_cast<double>(s.users) * s.requests_per_day / 86400;
+    q.population = s.users;
+    q.users = 0;
+  }
   q.think_s = s.think_s;
   q.gpus = s.gpus;
   q.tp = s.layout.tp.value_or(0);
@@ -174,6 +183,44 @@ std::vector<TraceRequest> trace_of(const Scenario& s, Scenario& asked) {
   return t;
 }
 
+// The API prices to compare: every one offering the model, then those --api names.
+std::vector<ApiOffer> api_offers(const Catalog& catalog, const Scenario& s, const std::string& model) {
+  std::vector<const Record*> records;
+  for (const Record* a : catalog.list("apis"))
+    if (a->text("model") == model) records.push_back(a);
+  std::string_view rest = s.apis;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    std::string id(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    id.erase(0, id.find_first_not_of(' '));
+    id.erase(id.find_last_not_of(' ') + 1);
+    if (id.empty()) fail(Exit::usage, fmt::format("--api '{}' has an empty id; give ids separated by commas", s.apis));
+    const Record* a = &catalog.get("apis", id);
+    if (std::find(records.begin(), records.end(), a) == records.end()) records.push_back(a);
+  }
+  std::vector<ApiOffer> offers;
+  for (const Record* a : records)
+    offers.push_back(ApiOffer{a->id, a->text("name"), a->text("provider"), a->text("model"), a->text("as_of"),
+                              a->text("source"), a->number("usd_per_m_input"), a->number("usd_per_m_output")});
+  return offers;
+}
+
+// A month of the load: the deployment owned and rented, and each API's list price.
+void add_monthly(InferRun& r, const Catalog& catalog, const Scenario& s) {
+  if (!r.sized || (s.requests_per_day <= 0 && s.apis.empty())) return;
+  const Sized& z = *r.sized;
+  const BillCost& cost = r.bill.cost;  // an hour of the deployment
+  const auto owned = cost.owned_per_year ? std::optional<double>(*cost.owned_per_year / 12) : std::nullopt;
+  const auto rented = cost.cloud ? std::optional<double>(*cost.cloud * month_s / 3600) : std::nullopt;
+  const double capacity = z.utilisation > 0 ? z.load_rps / z.utilisation : z.load_rps;
+  r.monthly = monthly_cost(z.load_rps, capacity, r.prompt, r.output, owned, rented, api_offers(catalog, s, r.job.model.id));
+  if (r.monthly->apis.empty())
+    r.warnings.push_back(fmt::format("no API price in the catalog serves {}: name one to compare with --api "
+                                     "(gpuplan catalog list apis)",
+                                     r.job.model.id));
+}
+
 InferRun infer_run(const Catalog& catalog, const Scenario& given) {
   InferRun r;
   Scenario s = given;
@@ -194,6 +241,7 @@ InferRun infer_run(const Catalog& catalog, const Scenario& given) {
   warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
   r.warnings = std::move(warnings);
   price(r, s);
+  add_monthly(r, catalog, s);
   // The checkpoint to serve: the path given, else a placeholder naming the catalog model.
   const bool path = s.model.find('/') != std::string::npos || s.model.ends_with(".json") || s.model.ends_with(".gguf");
   const std::string checkpoint =
@@ -348,6 +396,33 @@ Value infer_json(const InferRun& r) {
     v.set("trace", tv);
   } else {
     v.set("trace", Value());
+  }
+  if (const auto& m = r.monthly) {
+    Value mv = Value::object();
+    mv.set("requests", m->requests);
+    mv.set("input_tokens", m->input_tokens);
+    mv.set("output_tokens", m->output_tokens);
+    mv.set("owned_usd", m->owned ? Value(*m->owned) : Value());
+    mv.set("rented_usd", m->rented ? Value(*m->rented) : Value());
+    Value apis = Value::array();
+    for (const auto& a : m->apis) {
+      Value av = Value::object();
+      av.set("id", a.offer.id);
+      av.set("provider", a.offer.provider);
+      av.set("model", a.offer.model.empty() ? Value() : Value(a.offer.model));
+      av.set("usd", a.usd);
+      av.set("usd_per_m_input", a.offer.usd_per_m_input);
+      av.set("usd_per_m_output", a.offer.usd_per_m_output);
+      av.set("as_of", a.offer.as_of);
+      apis.push(av);
+    }
+    mv.set("apis", apis);
+    mv.set("cheapest_api", m->apis.empty() ? Value() : Value(m->apis.front().offer.id));
+    mv.set("break_even_requests_per_day", m->break_even_requests_per_day ? Value(*m->break_even_requests_per_day) : Value());
+    mv.set("capacity_requests_per_day", m->capacity_requests_per_day);
+    v.set("monthly_cost", mv);
+  } else {
+    v.set("monthly_cost", Value());
   }
   v.set("usd_per_million_tokens", runs ? r.usd_per_m : Value());
   v.set("kwh_per_million_tokens", runs ? r.kwh_per_m : Value());
@@ -522,6 +597,31 @@ Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& 
                   format_sig(p.tokens_per_s_per_gpu), format_duration(p.ttft_s)});
     }
     doc.tables.push_back(ft);
+  }
+  if (const auto& m = r.monthly) {
+    Table mt;
+    mt.title = fmt::format("a month of {} requests ({} input, {} output tokens): self-host, rent or pay an API",
+                           format_si(m->requests, ""), format_si(m->input_tokens, ""), format_si(m->output_tokens, ""));
+    mt.headers = {"option", "USD a month", "basis"};
+    mt.right = {false, true, false};
+    const auto money = [](std::optional<double> x) { return x ? format_usd(*x) : std::string("-"); };
+    mt.add_row({fmt::format("owned ({} x {})", r.gpus, r.job.device.id), money(m->owned),
+                fmt::format("cost of ownership over {} years, a twelfth of a year", format_exact(r.bill.cost.lifetime_years))});
+    mt.add_row({fmt::format("rented ({} x {})", r.gpus, r.job.device.id), money(m->rented), "the cloud price, around the clock"});
+    for (const auto& a : m->apis)
+      mt.add_row({"API: " + a.offer.name, format_usd(a.usd),
+                  fmt::format("{} in, {} out per million tokens ({})", format_usd(a.offer.usd_per_m_input),
+                              format_usd(a.offer.usd_per_m_output), a.offer.as_of)});
+    doc.tables.push_back(mt);
+    if (!m->apis.empty() && m->owned) {
+      const std::string& cheapest = m->apis.front().offer.name;
+      doc.lines.push_back(m->break_even_requests_per_day
+                              ? fmt::format("owning breaks even with {} above {} requests a day (the deployment serves up to {})",
+                                            cheapest, format_si(*m->break_even_requests_per_day, ""),
+                                            format_si(m->capacity_requests_per_day, ""))
+                              : fmt::format("owning does not break even with {} within the deployment's {} requests a day",
+                                            cheapest, format_si(m->capacity_requests_per_day, "")));
+    }
   }
   if (r.replay) {
     const TraceReplay& t = *r.replay;

@@ -69,6 +69,10 @@ const std::vector<Metric>& metrics() {
       {"owned: cost of ownership", "cost_usd.owned_tco", show_usd, "train"},
       {"cloud cost per hour", "cost_usd_per_hour.cloud", show_usd, "infer"},
       {"owned cost per hour", "cost_usd_per_hour.owned_run", show_usd, "infer"},
+      {"a month owned", "monthly_cost.owned_usd", show_usd, "infer"},
+      {"a month rented", "monthly_cost.rented_usd", show_usd, "infer"},
+      {"a month at the cheapest API", "monthly_cost.apis.0.usd", show_usd, "infer"},
+      {"owning pays above (requests/day)", "monthly_cost.break_even_requests_per_day", show_si, "infer"},
   };
   return m;
 }

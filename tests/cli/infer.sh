@@ -235,4 +235,18 @@ expect_rc 0; expect_out "launch: llama-server -m <llama-3.1-70b GGUF file> -c 40
 run infer --model "$SRC/tests/data/hf/qwen3-8b" --gpu h100-sxm --runtime tensorrt-llm --prefix-tokens 500 --prefix-hit 0.5 --format json
 expect_rc 0; expect_out "\"launch\": \"trtllm-serve $SRC/tests/data/hf/qwen3-8b --tp_size 1 --max_batch_size"
 
+# Self-host, rent or pay an API: a workload of users and requests a day, priced a month each way.
+run infer --model llama-3.1-70b --gpu h100-sxm --quant fp8 --users 2000 --requests-per-day 20 --api openai-gpt-5.4-mini --format json
+expect_rc 0; expect_out '"monthly_cost": {'; expect_out '"cheapest_api": "deepinfra-llama-3.1-70b"'; expect_out '"id": "openai-gpt-5.4-mini"'
+expect_out '"break_even_requests_per_day": null'
+run infer --model llama-3.1-70b --gpu h100-sxm --quant fp8 --users 2000 --requests-per-day 20
+expect_rc 0; expect_out "self-host, rent or pay an API"; expect_out "API: DeepInfra Llama 3.1 70B Instruct Turbo"
+expect_out "owning does not break even with DeepInfra Llama 3.1 70B Instruct Turbo"
+run infer --model llama-3.1-70b --gpu h100-sxm --quant fp8 --rate 1 --ttft 2s --format json
+expect_rc 0; expect_out '"monthly_cost": null'
+bad 2 "--requests-per-day counts each user's requests: give --users too" infer --model llama-3.1-8b --requests-per-day 20
+bad 2 "give --requests-per-day or --rate, not both" infer --model llama-3.1-8b --requests-per-day 20 --rate 1
+bad 2 "unknown API price 'gpt-5'; did you mean" infer --model llama-3.1-8b --users 10 --requests-per-day 20 --api gpt-5
+bad 2 "--api ',' has an empty id" infer --model llama-3.1-8b --users 10 --requests-per-day 20 --api ,
+
 finish

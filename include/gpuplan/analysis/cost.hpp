@@ -4,6 +4,7 @@
 // Dollars: renting (device-hours x a quoted rate) and owning (capital amortised over years,
 // electricity, facility and staff), with the run's share and the cost of an idle device-hour.
 #include <string>
+#include <vector>
 
 #include "gpuplan/units.hpp"
 
@@ -48,6 +49,38 @@ inline std::optional<double> per_million_tokens(std::optional<double> per_hour, 
   if (!per_hour || !(tokens_per_s > 0)) return std::nullopt;
   return *per_hour / (tokens_per_s * 3600) * 1e6;
 }
+// A month of service: a twelfth of a 365-day year.
+constexpr double month_s = 365.0 / 12 * 86400;
+
+// A hosted API's list price (catalog kind `apis`): USD per million input and output tokens.
+struct ApiOffer {
+  std::string id, name, provider, model, as_of, source;  // model: the catalog model served; empty: a closed tier
+  double usd_per_m_input = 0, usd_per_m_output = 0;
+};
+// What a request of `prompt` input and `output` output tokens costs at an API's list price.
+inline double api_usd_per_request(const ApiOffer& a, double prompt, double output) {
+  return (a.usd_per_m_input * prompt + a.usd_per_m_output * output) / 1e6;
+}
+
+// Self-host, rent or pay an API, for a month of a workload: requests at `rate_rps` of `prompt`
+// and `output` tokens served by a deployment of capacity `capacity_rps`, owned at `owned` or
+// rented at `rented` USD a month (absent where no price is known), beside each API offer.
+struct MonthlyCost {
+  double requests = 0, input_tokens = 0, output_tokens = 0;  // in the month
+  std::optional<double> owned, rented;                      // USD a month
+  struct Api {
+    ApiOffer offer;
+    double usd = 0;  // the month's requests at its list price
+  };
+  std::vector<Api> apis;  // cheapest first
+  // Requests a day above which owning the deployment costs less than the cheapest API; absent
+  // with no owned price or API, or when that is beyond what the deployment can serve.
+  std::optional<double> break_even_requests_per_day;
+  double capacity_requests_per_day = 0;
+};
+MonthlyCost monthly_cost(double rate_rps, double capacity_rps, double prompt, double output, std::optional<double> owned,
+                         std::optional<double> rented, std::vector<ApiOffer> offers);
+
 // The run's share: its wall-clock time at the cost of a working second.
 inline Usd owned_run_cost(const OwnedCost& c, Seconds wall) { return c.per_working_s * wall; }
 

@@ -221,6 +221,7 @@ struct ServingQuestion {
   double rate = 0;           // requests per second
   long users = 0;
   double think_s = -1;       // negative: default_think; 0: a closed loop at concurrency `users`
+  long population = 0;       // the users behind `rate` (a workload of requests a day): their default targets
   int gpus = 0;              // devices given; 0: one replica, or as many as the load needs
   int tp = 0;                // fixed tensor-parallel degree; 0: chosen
   int pp = 0;                // fixed pipeline stages; 0: chosen (1 unless the widest degree cannot hold the model)
