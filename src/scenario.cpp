@@ -535,6 +535,8 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
   f.assumptions.push_back(assume("amortisation life", s.bill.years, "years", s.has("years") ? "set: years" : "default"));
   f.assumptions.push_back(assume("utilisation of an owned cluster", s.bill.utilisation, "",
                                  s.has("utilisation") ? "set: utilisation" : "default: the run pays only its own hours"));
+  f.assumptions.push_back(assume("staff cost of an owned cluster", s.bill.staff_per_year.value(), "USD/year",
+                                 s.has("staff") ? "set: staff" : "default: none counted (give --staff)"));
   return f;
 }
 

@@ -180,6 +180,22 @@ TEST_CASE("A table wraps its text columns at spaces to fit a terminal and keeps 
   for (std::size_t w : {std::size_t{1}, std::size_t{5}, std::size_t{12}, std::size_t{24}, std::size_t{40}}) CHECK(gpuplan::render_text(t, w).find("10.5 GiB") != std::string::npos);
 }
 
+TEST_CASE("A long value in a figures column wraps before the label column does") {
+  // A bill: labels left, values right. At 44 columns the value column (43 wide) gives way first,
+  // to 26, wrapping its long phrase at spaces, right-aligned; the label and the figure stay whole.
+  gpuplan::Table t;
+  t.headers = {"bill", "value"};
+  t.right = {false, true};
+  t.add_row({"scale-out fabric", "1024 NICs of ib-ndr, 48 switches in 2 tiers"});
+  t.add_row({"owned: per year", "$13.1M / $52.4M"});
+  CHECK(gpuplan::render_text(t, 44) ==
+        "bill                                   value\n"
+        "----------------  --------------------------\n"
+        "scale-out fabric     1024 NICs of ib-ndr, 48\n"
+        "                         switches in 2 tiers\n"
+        "owned: per year              $13.1M / $52.4M\n");
+}
+
 TEST_CASE("calendar dates as days since 1970 and back") {
   CHECK(parse_date("1970-01-01") == 0);
   CHECK(parse_date("1970-03-01") == 31 + 28);

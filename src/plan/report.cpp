@@ -67,6 +67,7 @@ const std::vector<Metric>& metrics() {
       {"cloud cost", "cost_usd.cloud", show_usd, "train"},
       {"owned: run's share", "cost_usd.owned_run", show_usd, "train"},
       {"owned: cost of ownership", "cost_usd.owned_tco", show_usd, "train"},
+      {"capital cost", "cost_usd.capital", show_usd, ""},
       {"cloud cost per hour", "cost_usd_per_hour.cloud", show_usd, "infer"},
       {"owned cost per hour", "cost_usd_per_hour.owned_run", show_usd, "infer"},
       {"a month owned", "monthly_cost.owned_usd", show_usd, "infer"},
@@ -191,16 +192,29 @@ std::string memory_breakdown(const std::vector<Value>& scen) {
     caps.push_back(cap);
   }
   if (rows.empty()) return {};
+  // The legend names the parts some scenario has (no gradients or optimizer for serving alone),
+  // and the fourth as what it holds: activations in training, the KV cache in serving.
+  std::vector<bool> shown(std::size(parts), false);
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.second.size(); ++i) shown[i] = shown[i] || r.second[i] > 0;
+  bool any_train = false, any_infer = false;
+  for (const auto& s : scen) (text(s, "command") == "infer" ? any_infer : any_train) = true;
+  const auto label = [&](std::size_t i) -> std::string {
+    if (std::string_view(parts[i].label) != "activations/KV") return parts[i].label;
+    return any_train && any_infer ? "activations/KV" : any_infer ? "KV cache" : "activations";
+  };
   const int row_h = 26, left = 190, bar_w = 330, width = 640;
   const int height = 52 + row_h * static_cast<int>(rows.size());
   std::string o = fmt::format(R"(<figure><svg role="img" aria-label="Memory per device" viewBox="0 0 {0} {1}" width="{0}" height="{1}" xmlns="http://www.w3.org/2000/svg">)"
                               R"(<text x="0" y="16" class="t">Memory per device (the line marks the capacity)</text>)",
                               width, height);
   int x = 0;
-  for (const auto& p : parts) {
-    o += fmt::format(R"(<rect x="{}" y="24" width="10" height="10" fill="{}"/><text x="{}" y="33" class="l">{}</text>)", x, p.colour,
-                     x + 14, xml(p.label));
-    x += 14 + 7 * static_cast<int>(std::string(p.label).size()) + 10;
+  for (std::size_t i = 0; i < std::size(parts); ++i) {
+    if (!shown[i]) continue;
+    const std::string name = label(i);
+    o += fmt::format(R"(<rect x="{}" y="24" width="10" height="10" fill="{}"/><text x="{}" y="33" class="l">{}</text>)", x,
+                     parts[i].colour, x + 14, xml(name));
+    x += 14 + 7 * static_cast<int>(name.size()) + 10;
   }
   int y = 46;
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -443,16 +457,24 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
     if (!sens || sens->items().empty()) continue;
     if (!any_sens) h += "<h2>Sensitivity</h2>\n", any_sens = true;
     const Headline hl = headline(s);
-    std::vector<std::tuple<std::string, double, double>> rows;
-    for (const auto& r : sens->items()) {
-      auto lo = number_at(r, "cost_low"), hi = number_at(r, "cost_high");
-      if (lo && hi)
-        rows.emplace_back(text(r, "input") + " +-" + format_sig(100 * number_at(r, "by").value_or(0)) + "%", *lo, *hi);
-    }
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-      return std::fabs(std::get<2>(a) - std::get<1>(a)) > std::fabs(std::get<2>(b) - std::get<1>(b));
-    });
-    if (hl.cost) h += tornado(text(s, "name") + ": " + hl.cost_label, *hl.cost, rows, show_usd);
+    // The cost and the time each input moves, as the text table has both.
+    const auto swings = [&](const char* low, const char* high) {
+      std::vector<std::tuple<std::string, double, double>> rows;
+      for (const auto& r : sens->items()) {
+        auto lo = number_at(r, low), hi = number_at(r, high);
+        if (lo && hi)
+          rows.emplace_back(text(r, "input") + " +-" + format_sig(100 * number_at(r, "by").value_or(0)) + "%", *lo, *hi);
+      }
+      std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+        return std::fabs(std::get<2>(a) - std::get<1>(a)) > std::fabs(std::get<2>(b) - std::get<1>(b));
+      });
+      return rows;
+    };
+    if (hl.cost) h += tornado(text(s, "name") + ": " + hl.cost_label, *hl.cost, swings("cost_low", "cost_high"), show_usd);
+    const bool token_time = hl.time_label.rfind("time per output token", 0) == 0;
+    if (hl.time)
+      h += tornado(text(s, "name") + ": " + hl.time_label, *hl.time, swings("time_low", "time_high"),
+                   token_time ? show_s : show_days);
   }
   if (doc.tables.size() > 2) {
     const Table& last = doc.tables.back();

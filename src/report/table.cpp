@@ -71,7 +71,8 @@ std::string render_text(const Table& t, std::size_t max_width) {
   auto right = [&](std::size_t c) { return c < t.right.size() && t.right[c]; };
   // Narrower than the terminal: the widest text column gives way first and its cells wrap at
   // spaces, down to its heading or its longest word (at most 20 characters wide), so that ids
-  // never break. Right-aligned columns hold figures with their units: they never wrap.
+  // never break. Right-aligned columns hold figures with their units: a figure (up to 24
+  // characters: "$13.1M / $52.4M") never wraps, a longer value (a fabric, a site) may, at spaces.
   std::vector<std::size_t> floor(n, 0);
   for (std::size_t c = 0; c < n; ++c) {
     std::size_t word = 0;
@@ -82,7 +83,8 @@ std::string render_text(const Table& t, std::size_t max_width) {
           word = std::max(word, width(row[c].substr(start, end - start)));
           start = end + 1;
         }
-    floor[c] = right(c) ? w[c] : std::max(width(t.headers[c]), std::min<std::size_t>(word, 20));
+    floor[c] = right(c) ? std::max({width(t.headers[c]), std::min<std::size_t>(w[c], 24), word})
+                        : std::max(width(t.headers[c]), std::min<std::size_t>(word, 20));
   }
   if (max_width > 0 && n > 0) {
     auto total = [&] {
