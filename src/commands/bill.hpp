@@ -26,7 +26,9 @@ struct TrainRun {
   FacilityBill bill;
   std::vector<std::string> warnings;  // the job's, the facility's, the answer's and the cluster's
 };
-TrainRun train_run(const Catalog& catalog, const Scenario& s);
+// `reuse`: the answer of a question known to be the same (a plan's scenarios that differ only in
+// their bill), in place of searching again.
+TrainRun train_run(const Catalog& catalog, const Scenario& s, const TrainAnswer* reuse = nullptr);
 struct RunOptions;
 Document train_document(const TrainRun& run, const Scenario& s, const RunOptions& o);
 

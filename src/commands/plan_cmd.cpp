@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `gpuplan plan FILE`: evaluate every scenario of a plan file with the train and infer
 // commands, check constraints, vary the sensitivity inputs, and report in every format.
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <fmt/format.h>
 
 #include "bill.hpp"
@@ -43,12 +45,12 @@ struct Evaluation {
   ScenarioFigures figures;
   std::optional<TrainRun> train;
 };
-Evaluation evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s) {
+Evaluation evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s, const TrainAnswer* reuse = nullptr) {
   if (ps.command == "infer") {
     InferEvaluation e = infer_for_plan(cat, s);
     return {std::move(e.data), e.figures, std::nullopt};
   }
-  TrainRun run = train_run(cat, s);
+  TrainRun run = train_run(cat, s, reuse);
   Value data = train_document(run, s, RunOptions{}).data;
   const ScenarioFigures f = figures_of(run);
   return {std::move(data), f, std::move(run)};
@@ -77,6 +79,23 @@ Scenario pinned(const Scenario& varied, const std::string& input, const std::opt
                                l.recompute, l.sequence_parallel, l.offload,
                                l.recompute_layers > 0 ? std::optional<int>(l.recompute_layers) : std::nullopt};
   return s;
+}
+
+// Settings that change what a run costs and draws, never what it trains on or how fast: scenarios
+// that differ in these alone ask the layout search the same question.
+bool bill_only(std::string_view key) {
+  static constexpr std::string_view keys[] = {"price",       "capex",       "cloud",          "committed",   "buy",
+                                              "years",       "utilisation", "staff",          "facility-cost", "price-scale",
+                                              "pue",         "pue-scale",   "power-scale",    "power-fraction", "site",
+                                              "rack-power",  "rack-units"};
+  return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
+}
+// A training scenario's question without its bill: the key of the answers a plan reuses.
+std::string search_key(const PlanScenario& ps) {
+  std::string key = ps.command;
+  for (const auto& st : ps.settings)
+    if (!bill_only(st.key)) key += "\n" + st.key + "=" + st.value;
+  return key;
 }
 
 // Layout searches one evaluation of a scenario may run.
@@ -172,14 +191,19 @@ struct ScenarioOutcome {
   bool pass = false;
   std::optional<Headline> headline;
 };
+// The answers of the plan's training questions so far, by search_key.
+using Answers = std::map<std::string, TrainAnswer>;
 ScenarioOutcome run_scenario(const Catalog& cat, const PlanScenario& ps, const Scenario& s,
-                             const std::vector<SensitivityInput>& inputs) {
+                             const std::vector<SensitivityInput>& inputs, Answers& answers) {
   ScenarioOutcome o;
   Value result;
   std::optional<TrainRun> chosen;
   Verdict verdict;
   try {
-    Evaluation e = evaluate(cat, ps, s);
+    const std::string key = ps.command == "train" ? search_key(ps) : std::string();
+    const auto known = key.empty() ? answers.end() : answers.find(key);
+    Evaluation e = evaluate(cat, ps, s, known == answers.end() ? nullptr : &known->second);
+    if (e.train && !key.empty() && known == answers.end()) answers.emplace(key, e.train->answer);
     result = std::move(e.data);
     chosen = std::move(e.train);
     verdict = check_constraints(ps.constraints, e.figures, s.bill.buy);
@@ -221,9 +245,10 @@ PlanRun run_plan_text(const Catalog& base, const std::string& text, const std::s
   std::optional<std::pair<double, std::string>> cheapest, fastest;  // the best passing headline and its scenario
   const auto started = std::chrono::steady_clock::now();
   Progress progress("plan", static_cast<int>(p.scenarios.size()));
+  Answers answers;
   for (std::size_t i = 0; i < p.scenarios.size(); ++i) {
     progress.next(p.scenarios[i].name);
-    ScenarioOutcome o = run_scenario(cat, p.scenarios[i], resolved[i], p.sensitivity);
+    ScenarioOutcome o = run_scenario(cat, p.scenarios[i], resolved[i], p.sensitivity, answers);
     if (o.pass) {
       ++passed;
       const std::string& name = p.scenarios[i].name;

@@ -115,12 +115,12 @@ TrainQuestion train_question(const Job& j, const Scenario& s) {
   return q;
 }
 
-TrainRun train_run(const Catalog& catalog, const Scenario& s) {
+TrainRun train_run(const Catalog& catalog, const Scenario& s, const TrainAnswer* reuse) {
   if (s.gpus <= 0 && s.deadline_s <= 0) fail(Exit::usage, "train needs --gpus N or a deadline (--weeks or --days)");
   TrainRun r;
   r.job = resolve(s, catalog);
   r.question = train_question(r.job, s);
-  r.answer = plan_training(r.question);
+  r.answer = reuse ? *reuse : plan_training(r.question);
   if (r.answer.best.layout.offload) r.job.assumptions.push_back(r.job.host_note);
   r.question.storage.system = nullptr;  // it pointed into r.job, which moves with the return
   const Facility& fac = r.job.facility;
