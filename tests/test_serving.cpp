@@ -735,7 +735,7 @@ TEST_CASE("the frontier keeps the points no other beats on both throughput and i
   // (40, 35) is beaten by (50, 40), and (90, 5) by (100, 10).
   std::vector<FrontierPoint> pts(5);
   const double xy[5][2] = {{100, 10}, {50, 40}, {60, 30}, {40, 35}, {90, 5}};
-  for (int i = 0; i < 5; ++i) pts[i].tokens_per_s_per_user = xy[i][0], pts[i].tokens_per_s_per_gpu = xy[i][1];
+  for (std::size_t i = 0; i < 5; ++i) pts[i].tokens_per_s_per_user = xy[i][0], pts[i].tokens_per_s_per_gpu = xy[i][1];
   const auto marked = pareto_marked(pts);
   std::vector<double> on;
   for (const auto& p : marked)
