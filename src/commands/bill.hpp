@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/analysis/serving.hpp"
 #include "gpuplan/analysis/train.hpp"
 #include "gpuplan/plan/plan.hpp"
 #include "gpuplan/report/bill_fields.hpp"
@@ -40,8 +41,11 @@ void set_cluster_figures(ScenarioFigures& f, const ClusterPower& c);
 struct InferEvaluation {
   Value data;
   ScenarioFigures figures;
+  ServingAnswer answer;  // the deployment found, for a question asked again with another bill
 };
-InferEvaluation infer_for_plan(const Catalog& catalog, const Scenario& s);
+// `reuse`: the answer of a question known to be the same (scenarios or sensitivity sides that
+// differ only in their bill), in place of searching the deployments again.
+InferEvaluation infer_for_plan(const Catalog& catalog, const Scenario& s, const ServingAnswer* reuse = nullptr);
 
 Value assumptions_json(const std::vector<Assumption>& list);
 // "PUE = 1.56 (sites.us-average: ...)", for --explain.

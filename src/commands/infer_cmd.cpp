@@ -5,6 +5,7 @@
 // (analysis/serving, analysis/inference, analysis/cost); this file asks them and renders.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <fmt/format.h>
 
 #include "bill.hpp"
@@ -74,6 +75,7 @@ struct InferRun : ServingAnswer {
   FacilityBill bill;
   std::optional<double> usd_per_m, kwh_per_m;
   std::string launch;  // the runtime's command for this deployment
+  std::shared_ptr<const ServingAnswer> searched;  // the deployment search's answer before the bill and notes
   std::optional<MonthlyCost> monthly;  // --requests-per-day or --api: a month owned, rented and at each API
   std::optional<TraceReplay> replay;  // --trace: the requests replayed
   std::optional<Operating> poisson;   // and the closed forms at the same mean rate, where it is below capacity
@@ -221,13 +223,15 @@ void add_monthly(InferRun& r, const Catalog& catalog, const Scenario& s) {
                                      r.job.model.id));
 }
 
-InferRun infer_run(const Catalog& catalog, const Scenario& given) {
+InferRun infer_run(const Catalog& catalog, const Scenario& given, const ServingAnswer* reuse) {
   InferRun r;
   Scenario s = given;
   const std::vector<TraceRequest> trace = trace_of(given, s);
   r.job = resolve_job(catalog, s);
   const ServingQuestion q = serving_question(catalog, s, r.job);
-  static_cast<ServingAnswer&>(r) = answer_serving(q);
+  // The search's own answer, kept as it came for a question asked again with another bill.
+  r.searched = std::make_shared<const ServingAnswer>(reuse ? *reuse : answer_serving(q));
+  static_cast<ServingAnswer&>(r) = *r.searched;
   // The facility's assumptions and warnings first (a laptop question has no bill to pay: the
   // prices the catalog lacks are not worth a warning), then the analysis's.
   std::vector<Assumption> assumptions = r.job.facility.assumptions;
@@ -531,7 +535,7 @@ void add_alternatives(Document& doc, const InferRun& r, int top) {
   doc.data.set("alternatives", list);
 }
 
-InferRun infer_run(const Catalog& catalog, const Scenario& s);
+InferRun infer_run(const Catalog& catalog, const Scenario& s, const ServingAnswer* reuse = nullptr);
 
 // --quants: the same question at each format of the runtime's ladder, widest first, with the
 // memory, the fit and the speed of one stream (a format that cannot run says why).
@@ -660,9 +664,9 @@ Document run_infer(const Catalog& catalog, const Scenario& s, const RunOptions& 
   return infer_document(infer_run(catalog, s), s, o, catalog);
 }
 
-InferEvaluation infer_for_plan(const Catalog& catalog, const Scenario& s) {
-  const InferRun r = infer_run(catalog, s);
-  InferEvaluation e{infer_document(r, s, RunOptions{}, catalog).data, {}};
+InferEvaluation infer_for_plan(const Catalog& catalog, const Scenario& s, const ServingAnswer* reuse) {
+  const InferRun r = infer_run(catalog, s, reuse);
+  InferEvaluation e{infer_document(r, s, RunOptions{}, catalog).data, {}, *r.searched};
   ScenarioFigures& f = e.figures;
   f.serving = true;
   f.cloud_usd = r.bill.cost.cloud;

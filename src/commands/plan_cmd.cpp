@@ -44,17 +44,24 @@ struct Evaluation {
   Value data;
   ScenarioFigures figures;
   std::optional<TrainRun> train;
+  std::optional<ServingAnswer> serving;
 };
-Evaluation evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s, const TrainAnswer* reuse = nullptr) {
+// The answer a question with another bill reuses: a training search's or a serving search's.
+struct Known {
+  std::optional<TrainAnswer> train;
+  std::optional<ServingAnswer> serving;
+};
+Evaluation evaluate(const Catalog& cat, const PlanScenario& ps, const Scenario& s, const Known* reuse = nullptr) {
   if (ps.command == "infer") {
-    InferEvaluation e = infer_for_plan(cat, s);
-    return {std::move(e.data), e.figures, std::nullopt};
+    InferEvaluation e = infer_for_plan(cat, s, reuse && reuse->serving ? &*reuse->serving : nullptr);
+    return {std::move(e.data), e.figures, std::nullopt, std::move(e.answer)};
   }
-  TrainRun run = train_run(cat, s, reuse);
+  TrainRun run = train_run(cat, s, reuse && reuse->train ? &*reuse->train : nullptr);
   Value data = train_document(run, s, RunOptions{}).data;
   const ScenarioFigures f = figures_of(run);
-  return {std::move(data), f, std::move(run)};
+  return {std::move(data), f, std::move(run), std::nullopt};
 }
+Known known_of(const Evaluation& e) { return Known{e.train ? std::optional<TrainAnswer>(e.train->answer) : std::nullopt, e.serving}; }
 
 Value headline_json(const Headline& h) {
   Value v = Value::object();
@@ -87,10 +94,10 @@ bool bill_only(std::string_view key) {
   static constexpr std::string_view keys[] = {"price",       "capex",       "cloud",          "committed",   "buy",
                                               "years",       "utilisation", "staff",          "facility-cost", "price-scale",
                                               "pue",         "pue-scale",   "power-scale",    "power-fraction", "site",
-                                              "rack-power",  "rack-units"};
+                                              "rack-power",  "rack-units",  "api"};
   return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
 }
-// A training scenario's question without its bill: the key of the answers a plan reuses.
+// A scenario's question without its bill: the key of the answers a plan reuses.
 std::string search_key(const PlanScenario& ps) {
   std::string key = ps.command;
   for (const auto& st : ps.settings)
@@ -162,7 +169,8 @@ Value plan_json(const Plan& p, const std::string& path) {
 // Each sensitivity input scaled by 1 -+ its fraction, the rest as given: the headline of each
 // side (empty where the variation has no answer, such as nothing fitting).
 Value sensitivity_json(const Catalog& cat, const PlanScenario& ps, const Scenario& s,
-                       const std::vector<SensitivityInput>& inputs, const std::optional<TrainRun>& chosen) {
+                       const std::vector<SensitivityInput>& inputs, const std::optional<TrainRun>& chosen,
+                       const Known& base) {
   Value sens = Value::array();
   for (const auto& in : inputs) {
     Value row = Value::object();
@@ -174,7 +182,11 @@ Value sensitivity_json(const Catalog& cat, const PlanScenario& ps, const Scenari
       apply_setting(varied, sensitivity_setting(in.name), fmt::format("{:.12g}", side[0] == 'l' ? 1 - in.by : 1 + in.by));
       Headline h;
       try {
-        h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen)).figures, s.bill.buy);
+        // A serving deployment answers the same whatever the bill: prices, PUE and power scale
+        // its cost alone (training pins its layout, above, as tokens may move its count).
+        const bool bill = in.name == "price" || in.name == "pue" || in.name == "power";
+        h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen), ps.command == "infer" && bill ? &base : nullptr).figures,
+                        s.bill.buy);
       } catch (const Error&) {
       }
       row.set(fmt::format("cost_{}", side), h.cost);
@@ -191,19 +203,21 @@ struct ScenarioOutcome {
   bool pass = false;
   std::optional<Headline> headline;
 };
-// The answers of the plan's training questions so far, by search_key.
-using Answers = std::map<std::string, TrainAnswer>;
+// The answers of the plan's questions so far, by search_key.
+using Answers = std::map<std::string, Known>;
 ScenarioOutcome run_scenario(const Catalog& cat, const PlanScenario& ps, const Scenario& s,
                              const std::vector<SensitivityInput>& inputs, Answers& answers) {
   ScenarioOutcome o;
   Value result;
   std::optional<TrainRun> chosen;
+  Known base;  // this scenario's answer, for the sensitivity sides that change only the bill
   Verdict verdict;
   try {
-    const std::string key = ps.command == "train" ? search_key(ps) : std::string();
-    const auto known = key.empty() ? answers.end() : answers.find(key);
+    const std::string key = search_key(ps);
+    const auto known = answers.find(key);
     Evaluation e = evaluate(cat, ps, s, known == answers.end() ? nullptr : &known->second);
-    if (e.train && !key.empty() && known == answers.end()) answers.emplace(key, e.train->answer);
+    if (known == answers.end()) answers.emplace(key, known_of(e));
+    base = known_of(e);
     result = std::move(e.data);
     chosen = std::move(e.train);
     verdict = check_constraints(ps.constraints, e.figures, s.bill.buy);
@@ -228,7 +242,7 @@ ScenarioOutcome run_scenario(const Catalog& cat, const PlanScenario& ps, const S
   out.set("headline", o.headline ? headline_json(*o.headline) : Value());
   if (result.type() == Value::Type::object)
     for (const auto& [k, v] : result.members()) out.set(k, v);
-  out.set("sensitivity", result.type() == Value::Type::object ? sensitivity_json(cat, ps, s, inputs, chosen) : Value::array());
+  out.set("sensitivity", result.type() == Value::Type::object ? sensitivity_json(cat, ps, s, inputs, chosen, base) : Value::array());
   return o;
 }
 
