@@ -45,7 +45,7 @@ constexpr std::array accelerator_fields{
     F{"power_limit_w", T::number, Q::power, false, 5, 5000, {},
       "default board power limit below TDP, as the variant ships (--power-cap overrides it)"},
     F{"scale_up", T::text, Q::real, false, 0, 0, {}, "interconnect id of the scale-up link"},
-    F{"scale_up_domain", T::integer, Q::count, false, 1, 100000, {}, "devices per scale-up domain"},
+    F{"scale_up_domain", T::integer, Q::count, false, 1, 100000, {}, "devices per scale-up domain (a PCIe server's devices share its PCIe fabric: the server's count)"},
     F{"devices_per_node", T::integer, Q::count, false, 1, 1000, {}, "devices per server"},
     F{"host_link", T::text, Q::real, false, 0, 0, {}, "interconnect id of the host link"},
     F{"scale_out", T::text, Q::real, false, 0, 0, {}, "interconnect id of the usual scale-out NIC"},

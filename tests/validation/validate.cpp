@@ -589,37 +589,47 @@ constexpr const char* perf_sequences[] = {"128/128",   "128/2048", "128/4096", "
 struct PerfColumn {
   const char* model;
   const char* gpu;
-  int tp;
+  int tp, pp;
   const char* quant;
   bool moe;
   double tokens_per_s[10];  // by perf_sequences; 0: not published
 };
 constexpr PerfColumn perf_columns[] = {
-    {"llama-3.1-8b", "h100-sxm", 1, "fp8", false, {28312, 22714, 14325, 17660, 15220, 13899, 3450, 9305, 3459, 1351}},
-    {"llama-3.1-8b", "h200", 1, "fp8", false, {27911, 26221, 18027, 20770, 17744, 16828, 3538, 12194, 3902, 1804}},
-    {"llama-3.1-70b", "h100-sxm", 2, "fp8", false, {6378, 6651, 4199, 5222, 4205, 4146, 762, 3082, 898, 437}},
-    {"llama-3.1-70b", "h200", 1, "fp8", false, {3803, 4336, 2872, 3666, 2909, 2994, 442, 2003, 566, 283}},
-    {"llama-3.1-405b", "h100-sxm", 8, "fp8", false, {3627, 4340, 3116, 3994, 2919, 2895, 453, 2296, 610, 345}},
-    {"llama-3.1-405b", "h200", 8, "fp8", false, {3814, 5348, 4741, 4724, 3330, 3722, 456, 2948, 650, 505}},
-    {"llama-3.1-70b", "b200", 1, "nvfp4", false, {11147, 9922, 6831, 7762, 7007, 6271, 1339, 4783, 1459, 665}},
-    {"llama-3.1-405b", "b200", 4, "nvfp4", false, {6281, 8020, 6345, 6244, 5209, 4933, 749, 4212, 1048, 672}},
-    {"llama-4-scout", "h100-sxm", 4, "fp8", true, {0, 15130, 8603, 12399, 12129, 9838, 3253, 7972, 3342, 0}},
-    {"llama-4-scout", "h200", 4, "fp8", true, {30354, 34316, 21332, 24630, 21636, 18499, 3699, 14949, 4605, 2105}},
-    {"llama-4-scout", "b200", 1, "nvfp4", true, {25342, 14699, 8932, 11977, 10591, 9356, 3137, 7152, 2937, 1644}},
-    {"llama-4-maverick", "h100-sxm", 8, "fp8", true, {0, 10829, 6744, 10108, 9677, 9151, 0, 6916, 3457, 0}},
-    {"llama-4-maverick", "h200", 8, "fp8", true, {63994, 40572, 24616, 37835, 31782, 34734, 7307, 20957, 8456, 4106}},
-    {"llama-4-maverick", "b200", 8, "nvfp4", true, {124323, 112676, 68170, 0, 79617, 63766, 18088, 52195, 0, 12678}},
-    {"qwen3-235b-a22b", "h100-sxm", 8, "fp8", true, {0, 19658, 12447, 18351, 14898, 15136, 0, 9924, 3225, 0}},
-    {"qwen3-235b-a22b", "h200", 8, "fp8", true, {30429, 42821, 26852, 28026, 23789, 22061, 3331, 16672, 3623, 1876}},
-    {"qwen3-235b-a22b", "b200", 8, "nvfp4", true, {63362, 66057, 39496, 57117, 42391, 34105, 7329, 26854, 8190, 4453}},
-    {"qwen3-30b-a3b", "b200", 1, "nvfp4", true, {39827, 37844, 24953, 27817, 25828, 22051, 6251, 17554, 6142, 2944}},
+    {"llama-3.1-8b", "h100-sxm", 1, 1, "fp8", false, {28312, 22714, 14325, 17660, 15220, 13899, 3450, 9305, 3459, 1351}},
+    {"llama-3.1-8b", "h200", 1, 1, "fp8", false, {27911, 26221, 18027, 20770, 17744, 16828, 3538, 12194, 3902, 1804}},
+    {"llama-3.1-70b", "h100-sxm", 2, 1, "fp8", false, {6378, 6651, 4199, 5222, 4205, 4146, 762, 3082, 898, 437}},
+    {"llama-3.1-70b", "h200", 1, 1, "fp8", false, {3803, 4336, 2872, 3666, 2909, 2994, 442, 2003, 566, 283}},
+    {"llama-3.1-405b", "h100-sxm", 8, 1, "fp8", false, {3627, 4340, 3116, 3994, 2919, 2895, 453, 2296, 610, 345}},
+    {"llama-3.1-405b", "h200", 8, 1, "fp8", false, {3814, 5348, 4741, 4724, 3330, 3722, 456, 2948, 650, 505}},
+    {"llama-3.1-70b", "b200", 1, 1, "nvfp4", false, {11147, 9922, 6831, 7762, 7007, 6271, 1339, 4783, 1459, 665}},
+    {"llama-3.1-405b", "b200", 4, 1, "nvfp4", false, {6281, 8020, 6345, 6244, 5209, 4933, 749, 4212, 1048, 672}},
+    {"llama-4-scout", "h100-sxm", 4, 1, "fp8", true, {0, 15130, 8603, 12399, 12129, 9838, 3253, 7972, 3342, 0}},
+    {"llama-4-scout", "h200", 4, 1, "fp8", true, {30354, 34316, 21332, 24630, 21636, 18499, 3699, 14949, 4605, 2105}},
+    {"llama-4-scout", "b200", 1, 1, "nvfp4", true, {25342, 14699, 8932, 11977, 10591, 9356, 3137, 7152, 2937, 1644}},
+    {"llama-4-maverick", "h100-sxm", 8, 1, "fp8", true, {0, 10829, 6744, 10108, 9677, 9151, 0, 6916, 3457, 0}},
+    {"llama-4-maverick", "h200", 8, 1, "fp8", true, {63994, 40572, 24616, 37835, 31782, 34734, 7307, 20957, 8456, 4106}},
+    {"llama-4-maverick", "b200", 8, 1, "nvfp4", true, {124323, 112676, 68170, 0, 79617, 63766, 18088, 52195, 0, 12678}},
+    {"qwen3-235b-a22b", "h100-sxm", 8, 1, "fp8", true, {0, 19658, 12447, 18351, 14898, 15136, 0, 9924, 3225, 0}},
+    {"qwen3-235b-a22b", "h200", 8, 1, "fp8", true, {30429, 42821, 26852, 28026, 23789, 22061, 3331, 16672, 3623, 1876}},
+    {"qwen3-235b-a22b", "b200", 8, 1, "nvfp4", true, {63362, 66057, 39496, 57117, 42391, 34105, 7329, 26854, 8190, 4453}},
+    {"qwen3-30b-a3b", "b200", 1, 1, "nvfp4", true, {39827, 37844, 24953, 27817, 25828, 22051, 6251, 17554, 6142, 2944}},
+    // RTX PRO 6000 Blackwell Server Edition (its own tables: TP x PP over PCIe, NVFP4).
+    {"llama-3.1-70b", "rtx-pro-6000", 1, 1, "nvfp4", false, {3264, 2422, 1349, 1856, 1787, 1594, 393, 1074, 401, 142}},
+    {"llama-3.1-70b", "rtx-pro-6000", 1, 2, "nvfp4", false, {6172, 4993, 2893, 4114, 3707, 2993, 813, 2336, 812, 319}},
+    {"llama-3.1-70b", "rtx-pro-6000", 1, 4, "nvfp4", false, {9641, 7922, 4978, 6939, 5961, 5274, 1511, 3870, 1511, 630}},
+    {"llama-3.1-70b", "rtx-pro-6000", 1, 8, "nvfp4", false, {11881, 9833, 7352, 9435, 8166, 6943, 2495, 6078, 2491, 1148}},
+    {"qwen3-30b-a3b", "rtx-pro-6000", 1, 1, "nvfp4", true, {28011, 12540, 7491, 10695, 9910, 8378, 3257, 5908, 2530, 871}},
+    {"qwen3-30b-a3b", "rtx-pro-6000", 2, 1, "nvfp4", true, {32646, 22744, 15049, 17266, 16431, 13323, 3785, 10679, 3799, 1558}},
+    {"qwen3-30b-a3b", "rtx-pro-6000", 4, 1, "nvfp4", true, {36819, 35715, 28139, 26175, 24046, 25131, 4311, 18134, 5212, 2551}},
+    {"qwen3-30b-a3b", "rtx-pro-6000", 8, 1, "nvfp4", true, {39490, 52676, 33895, 44088, 31785, 28881, 4798, 22391, 5965, 0}},
 };
 
 double perf_prediction(const Catalog& cat, const PerfColumn& c, const char* runtime, std::string_view isl,
                        std::string_view osl) {
   Scenario sc;
   for (const auto& [key, value] : {std::pair<const char*, std::string>{"model", c.model}, {"gpu", c.gpu},
-                                    {"gpus", std::to_string(c.tp)}, {"tp", std::to_string(c.tp)}, {"quant", c.quant},
+                                    {"gpus", std::to_string(c.tp * c.pp)}, {"tp", std::to_string(c.tp)},
+                                    {"pp", std::to_string(c.pp)}, {"quant", c.quant},
                                     {"runtime", runtime}, {"prompt-tokens", std::string(isl)},
                                     {"output-tokens", std::string(osl)}})
     apply_setting(sc, key, value);
@@ -647,11 +657,13 @@ std::string serving_section(const Catalog& cat, Summary& serving) {
       (std::string_view(c.quant) == "nvfp4" ? fp4 : c.moe ? moe_hopper : dense_hopper).errors.push_back(std::fabs(e));
       if (!c.moe && std::string_view(c.quant) == "fp8")
         vllm.errors.push_back(std::fabs(perf_prediction(cat, c, "vllm", isl, osl) / c.tokens_per_s[i] - 1));
-      table += fmt::format("| {} | {} | {} | {} | {} | {:.0f} | {:.0f} | {:+.0f}% |\n", c.model, c.gpu, c.tp, c.quant, seq,
+      table += fmt::format("| {} | {} | {}{} | {} | {} | {:.0f} | {:.0f} | {:+.0f}% |\n", c.model, c.gpu, c.tp,
+                           c.pp > 1 ? fmt::format(" x pp {}", c.pp) : std::string(), c.quant, seq,
                            c.tokens_per_s[i], predicted, 100 * e);
     }
     std::sort(signed_errors.begin(), signed_errors.end());
-    groups += fmt::format("| {} on {} x {}, {}{} | {} | {:.0f}% | {:.0f}% | {:+.0f}% |\n", c.model, c.tp, c.gpu, c.quant,
+    groups += fmt::format("| {} on {} x {}{}, {}{} | {} | {:.0f}% | {:.0f}% | {:+.0f}% |\n", c.model, c.tp * c.pp, c.gpu,
+                          c.pp > 1 ? fmt::format(" (pp {})", c.pp) : std::string(), c.quant,
                           c.moe ? " (MoE)" : "", column.errors.size(), 100 * column.median(), 100 * column.max(),
                           100 * signed_errors[signed_errors.size() / 2]);
   }
@@ -670,14 +682,18 @@ std::string serving_section(const Catalog& cat, Summary& serving) {
       "{:.0f}%. Too fast everywhere; on H200 by 14-35% (median by column), on H100 by 25% (Qwen3) to 2.8x "
       "(Maverick). H100's measured throughput falls further below H200's than either capacity or bandwidth "
       "explains (Maverick: 0.30 of H200's, where the KV capacity ratio is about 0.35 and the model gives 0.7).\n"
-      "- NVFP4 on B200, dense and MoE: {} cases, median {:.0f}%, max {:.0f}%. Too fast on every row, dense "
+      "- NVFP4 on B200 and on the RTX PRO 6000 Blackwell (its tables run TP and PP over PCIe), dense and MoE: {} "
+      "cases, median {:.0f}%, max {:.0f}%. On B200 too fast on every row, dense "
       "included (Llama 3.3 70B at TP 1: +62% median, against +17% for the same model in FP8 on H200). The "
       "prompt-bound rows (2048/128) are +51% to +54% for the dense models, so the NVFP4 GEMMs run at about two "
       "thirds of the rate the model gives them (60% of the FP4 peak): no public NVFP4 GEMM measurement on B200 "
       "was found to set it from, so it is not changed. Qwen3-30B-A3B (3B active) is the furthest, +132% median "
       "and +309% at 128/128: at batches in the thousands its step is a few milliseconds of device work, and "
       "what the runtime spends a step per sequence on the host, which the model does not price, would "
-      "explain it.\n\n"
+      "explain it. On the RTX PRO 6000 one card is +29% to +30%; tensor parallelism over the server's PCIe is within "
+      "25% (a PCIe server's cards reduce over its PCIe fabric, not its NICs); pipeline stages over PCIe come out "
+      "faster the more there are (+36% at 2, +69% at 4, +144% at 8): measured throughput grows 2.1x, 3.3x and 4.6x "
+      "over one card where the model's grows nearly with the stages, a loss per stage the model does not price.\n\n"
       "By column (signed median: + is a model too fast):\n\n{}\n{}\n",
       dense_hopper.errors.size(), 100 * dense_hopper.median(), 100 * dense_hopper.max(), 100 * vllm.median(),
       moe_hopper.errors.size(), 100 * moe_hopper.median(), 100 * moe_hopper.max(), fp4.errors.size(),
