@@ -58,7 +58,7 @@ TEST_CASE("Hugging Face configs import as the catalog's records of the same mode
                          "gemma-3-27b", "llama-3.2-1b", "phi-4", "mistral-7b", "qwen3-8b", "kimi-k2", "qwen3-235b-a22b",
                          "llama-3.1-405b", "llama-2-7b", "llama-3.2-3b", "qwen2.5-14b", "qwen2.5-7b", "qwen3-32b",
                          "gpt2-124m", "tinyllama-1.1b", "qwen3-4b", "qwen3-14b", "qwen3-next-80b-a3b", "llama-4-scout",
-                         "llama-4-maverick", "qwen3-coder-480b-a35b", "glm-4.7",
+                         "llama-4-maverick", "qwen3-coder-480b-a35b", "glm-4.7", "glm-4.5-air",
                          "gemma-3-1b", "gemma-3-4b"}) {
     INFO(id);
     same_shape(imported(id), catalog_model(id));
