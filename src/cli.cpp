@@ -353,7 +353,11 @@ int cli_main(int argc, char** argv) {
       const std::string help = fmt::format("{} (default {}; {})", st.help, st.fallback, accepted(st));
       sub->add_option_function<std::string>("--" + name, [&settings, name](const std::string& v) { settings.emplace_back(name, v); },
                                             help)
-          ->type_name(st.type == SettingType::text ? "ID" : st.type == SettingType::choice ? "WORD" : "N");
+          ->type_name(st.type == SettingType::text     ? (st.accepts.find("file") != std::string_view::npos ? "PATH"
+                                                            : st.accepts.find("commas") != std::string_view::npos ? "ID,..."
+                                                                                                                 : "ID")
+                      : st.type == SettingType::choice ? "WORD"
+                                                       : "N");
     }
     sub->add_flag("--explain", run_opts.explain, "Show each term with its formula and assumptions");
     add_globals(sub, command == cmd_memory   ? "total_bytes or fits"

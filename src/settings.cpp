@@ -27,23 +27,24 @@ constexpr double hour = 3600, day = 86400, week = 7 * day, year = 365 * day;
 
 constexpr Setting integer(std::string_view name, double lo, double hi, unsigned cmds, std::string_view fallback,
                           std::string_view help, Apply a) {
-  return Setting{name, SettingType::integer, Q::count, 0, lo, hi, false, {}, cmds, {}, fallback, help, a};
+  return Setting{name, SettingType::integer, Q::count, 0, lo, hi, false, {}, cmds, {}, fallback, help, a, {}};
 }
 // A number of a kind; `plain` and `unit`: how a number without a unit reads.
 constexpr Setting number(std::string_view name, Q kind, double plain, std::string_view unit, double lo, double hi,
                          bool above, unsigned cmds, std::string_view fallback, std::string_view help, Apply a) {
-  return Setting{name, SettingType::number, kind, plain, lo, hi, above, {}, cmds, unit, fallback, help, a};
+  return Setting{name, SettingType::number, kind, plain, lo, hi, above, {}, cmds, unit, fallback, help, a, {}};
 }
 constexpr Setting choice(std::string_view name, std::string_view choices, unsigned cmds, std::string_view fallback,
                          std::string_view help, Apply a) {
-  return Setting{name, SettingType::choice, Q::real, 0, 0, 0, false, choices, cmds, {}, fallback, help, a};
+  return Setting{name, SettingType::choice, Q::real, 0, 0, 0, false, choices, cmds, {}, fallback, help, a, {}};
 }
-constexpr Setting text(std::string_view name, unsigned cmds, std::string_view fallback, std::string_view help, Apply a) {
-  return Setting{name, SettingType::text, Q::real, 0, 0, 0, false, {}, cmds, {}, fallback, help, a};
+constexpr Setting text(std::string_view name, unsigned cmds, std::string_view fallback, std::string_view help, Apply a,
+                       std::string_view accepts = {}) {
+  return Setting{name, SettingType::text, Q::real, 0, 0, 0, false, {}, cmds, {}, fallback, help, a, accepts};
 }
 constexpr Setting flag(std::string_view name, unsigned cmds, std::string_view help, Apply a,
                        std::string_view fallback = "off") {
-  return Setting{name, SettingType::boolean, Q::real, 0, 0, 0, false, {}, cmds, {}, fallback, help, a};
+  return Setting{name, SettingType::boolean, Q::real, 0, 0, 0, false, {}, cmds, {}, fallback, help, a, {}};
 }
 
 // A framework's defaults for the step model and the layout, each where the flags have not set
@@ -256,8 +257,8 @@ const std::array table{
            "cost owned, rented and at each API offering the model (for a busy hour's load give --rate)",
            [](Scenario& s, V v) { s.requests_per_day = v.number; }),
     text("api", cmd_infer, "every API offering the model",
-         "API prices to compare, comma-separated ids (gpuplan catalog list apis): a closed tier, another provider",
-         [](Scenario& s, V v) { s.apis = v.text; }),
+         "API prices to compare (gpuplan catalog list apis): a closed tier, another provider",
+         [](Scenario& s, V v) { s.apis = v.text; }, "API price ids separated by commas"),
     number("think-time", Q::duration, 1, "s", 0, day, false, cmd_infer, "60 s",
            "Time a user takes between replies (0: a fixed concurrency)", [](Scenario& s, V v) { s.think_s = v.number; }),
     integer("draft-tokens", 1, 64, cmd_infer, "none (no speculative decoding)",
@@ -300,7 +301,7 @@ const std::array table{
     text("trace", cmd_infer, "none (Poisson arrivals in closed form)",
          "Replay a CSV of requests (arrival time, prompt tokens, output tokens; the Azure LLM inference and BurstGPT "
          "traces' columns) through the deployment: latency percentiles as the traffic came",
-         [](Scenario& s, V v) { s.trace = v.text; }),
+         [](Scenario& s, V v) { s.trace = v.text; }, "a CSV file"),
     integer("prefix-tokens", 1, 1e8, cmd_infer, "none (no prefix caching)",
             "Prefix caching: the prompt tokens requests share (a system prompt, earlier turns), prefilled once and stored "
             "once a replica when found cached (needs --prefix-hit)",
@@ -332,7 +333,7 @@ const std::array table{
     number("utilisation", Q::fraction, 0, {}, 0.01, 1, false, bill_cmds, "1",
            "Share of an owned cluster's life doing paid work", [](Scenario& s, V v) { s.bill.utilisation = v.number; }),
     text("cloud", bill_cmds, "the cheapest quote", "Cloud provider for the price (aws, gcp, azure, coreweave, lambda, ...)",
-         [](Scenario& s, V v) { s.cloud = v.text; }),
+         [](Scenario& s, V v) { s.cloud = v.text; }, "a provider named in the catalog's prices"),
     flag("committed", bill_cmds, "Use a committed (1y, 3y or capacity-block) cloud price",
          [](Scenario& s, V v) { s.committed = v.on; }),
     number("price", Q::money_per_hour, 1 / hour, "USD/h", 0, 1000 / hour, true, bill_cmds, "the catalog's",
@@ -480,7 +481,7 @@ std::vector<std::string> setting_names() {
 std::string accepted(const Setting& s) {
   switch (s.type) {
     case SettingType::boolean: return "true or false";
-    case SettingType::text: return "an id or path";
+    case SettingType::text: return s.accepts.empty() ? "an id or path" : std::string(s.accepts);
     case SettingType::choice: return in_words(split_choices(s.choices));
     case SettingType::integer: return fmt::format("a whole number from {} to {}", show(s, s.min), show(s, s.max));
     case SettingType::number: break;

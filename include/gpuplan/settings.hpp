@@ -55,6 +55,7 @@ struct Setting {
   std::string_view fallback; // the default, in words
   std::string_view help;
   void (*apply)(Scenario&, const SettingValue&) = nullptr;
+  std::string_view accepts;  // text: what it takes, in words, where not a catalog id or a file of one
 };
 
 // Every setting, in the order --help and the man page list them.
