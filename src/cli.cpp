@@ -337,8 +337,23 @@ int cli_main(int argc, char** argv) {
   Scenario scenario;
   RunOptions run_opts;
   std::vector<std::pair<std::string, std::string>> settings;
+  // --help groups the settings as the table orders them (and the man page describes them): the
+  // setting each group starts at, and its heading.
+  static constexpr std::pair<std::string_view, std::string_view> groups[] = {
+      {"model", "Model"},
+      {"gpu", "Devices"},
+      {"tp", "Layout and precision"},
+      {"tokens", "Training run"},
+      {"calibration", "Calibration"},
+      {"mode", "Inference"},
+      {"host", "Host memory"},
+      {"site", "Bill: site, power and prices"},
+      {"storage", "Storage, checkpoints and data"}};
   auto add_settings = [&](CLI::App* sub, unsigned command) {
+    std::string group = "Settings";
     for (const Setting& st : settings_table()) {
+      for (const auto& [first, heading] : groups)
+        if (st.name == first) group = heading;
       if (!(st.commands & command)) continue;
       const std::string name(st.name);
       if (st.type == SettingType::boolean) {
@@ -346,7 +361,7 @@ int cli_main(int argc, char** argv) {
         const std::string help = st.fallback == "off" ? fmt::format("{} (default off)", st.help)
                                                       : fmt::format("{} (default {}; --no-{} turns it off)", st.help,
                                                                     st.fallback, name);
-        sub->add_flag_callback("--" + name, [&settings, name] { settings.emplace_back(name, "true"); }, help);
+        sub->add_flag_callback("--" + name, [&settings, name] { settings.emplace_back(name, "true"); }, help)->group(group);
         sub->add_flag_callback("--no-" + name, [&settings, name] { settings.emplace_back(name, "false"); })->group("");
         continue;
       }
@@ -357,7 +372,8 @@ int cli_main(int argc, char** argv) {
                                                             : st.accepts.find("commas") != std::string_view::npos ? "ID,..."
                                                                                                                  : "ID")
                       : st.type == SettingType::choice ? "WORD"
-                                                       : "N");
+                                                       : "N")
+          ->group(group);
     }
     sub->add_flag("--explain", run_opts.explain, "Show each term with its formula and assumptions");
     add_globals(sub, command == cmd_memory   ? "total_bytes or fits"
