@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # A full disk on stdout is exit 73, not a silent 0.
-for args in "catalog list accelerators" "--version" "train --help" "settings --format json"; do
+for args in "catalog list accelerators" "--version" "-V" "train --help" "settings --format json"; do
   # shellcheck disable=SC2086
   "$GPUPLAN" $args >/dev/full 2>"$TMP/err"
   rc=$?; err=$(cat "$TMP/err")
