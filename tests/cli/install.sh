@@ -7,7 +7,7 @@ build="$(dirname "$GPUPLAN")"
 [ -f "$build/cmake_install.cmake" ] && command -v cmake >/dev/null || exit 77
 prefix="$TMP/prefix"
 cmake --install "$build" --prefix "$prefix" >"$TMP/install.log" 2>&1 || fail "cmake --install failed: $(tail -3 "$TMP/install.log")"
-for f in bin/gpuplan share/man/man1/gpuplan.1 share/man/man7/gpuplan-settings.7 share/man/man5/gpuplan-plan.5 share/man/man5/gpuplan-catalog.5 share/bash-completion/completions/gpuplan \
+for f in bin/gpuplan share/man/man1/gpuplan.1.gz share/man/man7/gpuplan-settings.7.gz share/man/man5/gpuplan-plan.5.gz share/man/man5/gpuplan-catalog.5.gz share/bash-completion/completions/gpuplan \
          share/zsh/vendor-completions/_gpuplan share/fish/vendor_completions.d/gpuplan.fish \
          share/doc/gpuplan/catalogs/accelerators.toml; do
   [ -f "$prefix/$f" ] || fail "cmake --install did not install $f"

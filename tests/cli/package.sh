@@ -19,12 +19,20 @@ if command -v ldd >/dev/null && ldd "$GPUPLAN" | grep -q libtomlplusplus; then
   grep -q libtomlplusplus <<<"$depends" || fail "Depends lacks the toml++ library: $depends"
 fi
 dpkg-deb -c "$deb" >"$TMP/list"
-for f in ./usr/bin/gpuplan ./usr/share/man/man1/gpuplan.1 ./usr/share/man/man7/gpuplan-settings.7 ./usr/share/man/man5/gpuplan-plan.5 ./usr/share/bash-completion/completions/gpuplan \
-         ./usr/share/doc/gpuplan/catalogs/accelerators.toml; do
+# Debian policy (what lintian checks): man pages gzip-compressed, a machine-readable copyright
+# file, a stripped binary, an extended description.
+for f in ./usr/bin/gpuplan ./usr/share/man/man1/gpuplan.1.gz ./usr/share/man/man7/gpuplan-settings.7.gz \
+         ./usr/share/man/man5/gpuplan-plan.5.gz ./usr/share/bash-completion/completions/gpuplan \
+         ./usr/share/doc/gpuplan/copyright ./usr/share/doc/gpuplan/catalogs/accelerators.toml; do
   grep -q " $f\$" "$TMP/list" || fail "the package lacks $f"
 done
 grep -q "gpuplan-probe-cuda" "$TMP/list" && fail "the package carries the CUDA probe, whose cuBLAS no Debian package provides"
+[ "$(dpkg-deb -f "$deb" Description | wc -l)" -gt 2 ] || fail "the package has no extended description"
 dpkg-deb -x "$deb" "$TMP/root"
+head -1 "$TMP/root/usr/share/doc/gpuplan/copyright" | grep -q "copyright-format/1.0" || fail "the copyright file is not DEP-5"
+if command -v file >/dev/null; then
+  file "$TMP/root/usr/bin/gpuplan" | grep -q ", stripped" || fail "the packaged binary is not stripped"
+fi
 GPUPLAN="$TMP/root/usr/bin/gpuplan"
 run --version
 expect_rc 0; expect_out "gpuplan $(dpkg-deb -f "$deb" Version)"
