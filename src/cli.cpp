@@ -360,7 +360,12 @@ int cli_main(int argc, char** argv) {
       {"host", "Host memory"},
       {"site", "Bill: site, power and prices"},
       {"storage", "Storage, checkpoints and data"}};
+  // A one-shot command builds its own settings alone: the other commands' hundred-odd options
+  // each would cost more than the answer (help, completions and plans build them all).
+  const std::string_view invoked = argc > 1 ? std::string_view(argv[1]) : std::string_view();
+  const bool one_command = command_bit(invoked) != 0;
   auto add_settings = [&](CLI::App* sub, unsigned command) {
+    if (one_command && sub->get_name() != invoked) return;
     std::string group = "Settings";
     for (const Setting& st : settings_table()) {
       for (const auto& [first, heading] : groups)
