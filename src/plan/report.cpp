@@ -161,6 +161,50 @@ std::string tornado(const std::string& title, double base, const std::vector<std
   return s + "</svg></figure>\n";
 }
 
+// Output tokens/s per GPU on a scenario's frontier (infer --frontier) at `per_user` tokens/s per
+// user: between the two Pareto points around it, linearly; the most throughput of any point when
+// every point is more interactive; none when no point is that interactive.
+std::optional<double> per_gpu_at(const Value& frontier, double per_user) {
+  std::vector<std::pair<double, double>> pts;  // (tokens/s per user, per GPU), Pareto only
+  for (const auto& p : frontier.items())
+    if (const Value* on = p.find("pareto"); on && on->type() == Value::Type::boolean && on->as_bool())
+      if (auto u = number_at(p, "tokens_per_s_per_user"), g = number_at(p, "tokens_per_s_per_gpu"); u && g) pts.emplace_back(*u, *g);
+  if (pts.empty()) return std::nullopt;
+  std::sort(pts.begin(), pts.end());  // least interactive (most throughput) first
+  if (per_user > pts.back().first) return std::nullopt;
+  if (per_user <= pts.front().first) return pts.front().second;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    if (per_user <= pts[i].first) {
+      const auto& [u0, g0] = pts[i - 1];
+      const auto& [u1, g1] = pts[i];
+      return u1 > u0 ? g0 + (g1 - g0) * (per_user - u0) / (u1 - u0) : g1;
+    }
+  return std::nullopt;
+}
+
+// Cost per million output tokens at equal interactivity, one chart per level of tokens/s per
+// user that two scenarios with a frontier reach: each scenario's device-hour (its headline's:
+// cloud, or owned) over what a device then produces. The levels are a reader's pace and
+// twice and five times it.
+std::string frontier_costs(const std::vector<Value>& scen) {
+  std::string h;
+  for (double level : {20.0, 50.0, 100.0}) {
+    std::vector<std::pair<std::string, double>> rows;
+    for (const auto& s : scen) {
+      const Value* f = s.find("frontier");
+      const auto gpus = number_at(s, "gpus");
+      const auto hour = number_at(s, text(s, "cost_headline") == "owned" ? "cost_usd_per_hour.owned_run" : "cost_usd_per_hour.cloud");
+      if (!f || f->type() != Value::Type::array || !gpus || !hour || *gpus <= 0) continue;
+      if (const auto g = per_gpu_at(*f, level); g && *g > 0)
+        rows.emplace_back(text(s, "name"), *hour / *gpus / 3600 / *g * 1e6);
+    }
+    if (rows.size() >= 2)
+      h += bars(fmt::format("Cost per million output tokens at {} tokens/s per user (the frontier)", format_exact(level)), rows,
+                show_usd);
+  }
+  return h;
+}
+
 // Memory per device as stacked parts, with the device's capacity marked: training shows weights,
 // gradients, optimizer states, activations, buffers and reserve; serving weights, KV cache,
 // workspace and reserve.
@@ -450,6 +494,7 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
   h += memory_breakdown(scen);
   h += bars("Facility power, peak", mw, show_mw);
   h += bars("Racks", racks, show_int);
+  h += frontier_costs(scen);
 
   bool any_sens = false;
   for (const auto& s : scen) {
