@@ -182,22 +182,35 @@ std::optional<double> per_gpu_at(const Value& frontier, double per_user) {
   return std::nullopt;
 }
 
-// Cost per million output tokens at equal interactivity, one chart per level of tokens/s per
-// user that two scenarios with a frontier reach: each scenario's device-hour (its headline's:
-// cloud, or owned) over what a device then produces. The levels are a reader's pace and
-// twice and five times it.
+// The levels of interactivity (tokens/s per user) plans compare GPU types at: a reader's pace,
+// and twice and five times it.
+constexpr double interactivity_levels[] = {20, 50, 100};
+
+// A scenario's cost per million output tokens at `per_user` tokens/s per user on its frontier:
+// its headline's device-hour (cloud, or owned) over what a device then produces; none without a
+// frontier or a price, or where the frontier does not reach that level.
+std::optional<double> frontier_cost(const Value& s, double per_user) {
+  const Value* f = s.find("frontier");
+  const auto gpus = number_at(s, "gpus");
+  const auto hour = number_at(s, text(s, "cost_headline") == "owned" ? "cost_usd_per_hour.owned_run" : "cost_usd_per_hour.cloud");
+  if (!f || f->type() != Value::Type::array || !gpus || !hour || *gpus <= 0) return std::nullopt;
+  const auto g = per_gpu_at(*f, per_user);
+  if (!g || *g <= 0) return std::nullopt;
+  return *hour / *gpus / 3600 / *g * 1e6;
+}
+
+std::string frontier_label(double level) {
+  return fmt::format("$ per million tokens at {} tokens/s per user", format_exact(level));
+}
+
+// Cost per million output tokens at equal interactivity, one chart per level that two
+// scenarios with a frontier reach.
 std::string frontier_costs(const std::vector<Value>& scen) {
   std::string h;
-  for (double level : {20.0, 50.0, 100.0}) {
+  for (double level : interactivity_levels) {
     std::vector<std::pair<std::string, double>> rows;
-    for (const auto& s : scen) {
-      const Value* f = s.find("frontier");
-      const auto gpus = number_at(s, "gpus");
-      const auto hour = number_at(s, text(s, "cost_headline") == "owned" ? "cost_usd_per_hour.owned_run" : "cost_usd_per_hour.cloud");
-      if (!f || f->type() != Value::Type::array || !gpus || !hour || *gpus <= 0) continue;
-      if (const auto g = per_gpu_at(*f, level); g && *g > 0)
-        rows.emplace_back(text(s, "name"), *hour / *gpus / 3600 / *g * 1e6);
-    }
+    for (const auto& s : scen)
+      if (const auto c = frontier_cost(s, level)) rows.emplace_back(text(s, "name"), *c);
     if (rows.size() >= 2)
       h += bars(fmt::format("Cost per million output tokens at {} tokens/s per user (the frontier)", format_exact(level)), rows,
                 show_usd);
@@ -327,6 +340,17 @@ Document plan_document(const Value& report) {
       any = any || (!row.back().empty() && row.back() != "-");
     }
     if (any) cmp.add_row(row);
+  }
+  // GPU types at equal interactivity, where two scenarios' frontiers reach the level.
+  for (double level : interactivity_levels) {
+    std::vector<std::string> row{frontier_label(level)};
+    int reached = 0;
+    for (const auto& s : scen) {
+      const auto c = frontier_cost(s, level);
+      row.push_back(c ? show_usd(*c) : "-");
+      reached += c.has_value();
+    }
+    if (reached >= 2) cmp.add_row(row);
   }
   std::vector<std::string> verdict_row{"verdict"};
   for (const auto& s : scen) verdict_row.push_back(text(s, "verdict"));
