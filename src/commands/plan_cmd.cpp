@@ -216,8 +216,8 @@ ScenarioOutcome run_scenario(const Catalog& cat, const PlanScenario& ps, const S
     const std::string key = search_key(ps);
     const auto known = answers.find(key);
     Evaluation e = evaluate(cat, ps, s, known == answers.end() ? nullptr : &known->second);
-    if (known == answers.end()) answers.emplace(key, known_of(e));
     base = known_of(e);
+    if (known == answers.end()) answers.emplace(key, base);
     result = std::move(e.data);
     chosen = std::move(e.train);
     verdict = check_constraints(ps.constraints, e.figures, s.bill.buy);
