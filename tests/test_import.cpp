@@ -58,7 +58,7 @@ TEST_CASE("Hugging Face configs import as the catalog's records of the same mode
                          "gemma-3-27b", "llama-3.2-1b", "phi-4", "mistral-7b", "qwen3-8b", "kimi-k2", "qwen3-235b-a22b",
                          "llama-3.1-405b", "llama-2-7b", "llama-3.2-3b", "qwen2.5-14b", "qwen2.5-7b", "qwen3-32b",
                          "gpt2-124m", "tinyllama-1.1b", "qwen3-4b", "qwen3-14b", "qwen3-next-80b-a3b", "llama-4-scout",
-                         "llama-4-maverick", "qwen3-coder-480b-a35b", "glm-4.7", "glm-4.5-air",
+                         "llama-4-maverick", "qwen3-coder-480b-a35b", "glm-4.7", "glm-4.5-air", "nemotron-h-8b",
                          "gemma-3-1b", "gemma-3-4b"}) {
     INFO(id);
     same_shape(imported(id), catalog_model(id));
@@ -66,6 +66,18 @@ TEST_CASE("Hugging Face configs import as the catalog's records of the same mode
   // Gemma 3's language model is its text_config; its vocabulary the config class's default.
   CHECK(imported("gemma-3-27b").vocab == 262208);
   CHECK(imported("gemma-3-27b").sliding_layers == 52);
+  // Nemotron-H 8B: 24 Mamba-2 mixers of in_proj 4,096 x (2 x 8,192 + 2 x 8 x 128 + 128), a
+  // depthwise convolution with bias of 10,240 channels x 5, 3 x 128, a gated norm of 8,192 and
+  // out_proj 8,192 x 4,096: 109,635,968 each; 4 attention layers of 41,943,040; 24 MLPs of
+  // 2 x 4,096 x 21,504; two 131,072 x 4,096 embeddings; and the norms of the 28 planned layers
+  // (two each) and the final one, 233,472 (the model has 53: 16,384 fewer).
+  const ModelArch nh = imported("nemotron-h-8b");
+  CHECK(nh.layers == 28);
+  CHECK(nh.linear_layers == 24);
+  CHECK(nh.linear_params == 109635968.0);
+  CHECK(count_params(nh).total == 24 * 109635968.0 + 4 * 41943040.0 + 24 * 2 * 4096.0 * 21504 + 2 * 131072.0 * 4096 + 233472);
+  // Its state a sequence: 128 heads x 64 x 128 in float32 and 3 x 10,240 16-bit inputs a layer.
+  CHECK(nh.linear_state_bytes == 128.0 * 64 * 128 * 4 + 3 * 10240.0 * 2);
   // GPT-2 learns its positions and biases every linear layer; its width is 4 x n_embd.
   CHECK(imported("gpt2-124m").learned_positions);
   CHECK(imported("gpt2-124m").linear_bias);

@@ -3,6 +3,7 @@
 // (PretrainedConfig and each model's config class: LlamaConfig, Qwen3MoeConfig,
 // DeepseekV3Config, GptOssConfig, Gemma3TextConfig, ...); nlohmann/json reads the file, and only
 // this file sees it.
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -74,6 +75,28 @@ std::optional<LinearMixer> gated_deltanet(const json& c, double layers, const st
   return g;
 }
 
+// Mamba-2 mixers as Nemotron-H's hybrid_override_pattern places them (transformers'
+// NemotronHMamba2Mixer): in_proj h x (2 d_inner + 2 g s + n_heads) (d_inner = n_heads x head_dim),
+// a depthwise convolution of kernel K with bias over the d_inner + 2 g s channels of x, B and C,
+// dt_bias, A_log and D (n_heads each), a gated RMSNorm (d_inner) and out_proj d_inner x h. Its state
+// per sequence: the n_heads x head_dim x s recurrent state (float32 unless mamba_ssm_dtype says
+// 16-bit, as for Gated DeltaNet above) and the convolution's last K - 1 inputs (16-bit).
+std::optional<LinearMixer> mamba2(const json& c, double mixers, const std::string& path) {
+  const auto nh = number_of(c, {"mamba_num_heads"}, path), hd = number_of(c, {"mamba_head_dim"}, path);
+  const auto st = number_of(c, {"ssm_state_size"}, path);
+  if (!nh || !hd || !st || *nh <= 0 || *hd <= 0 || *st <= 0 || mixers <= 0) return std::nullopt;
+  const double h = required(c, {"hidden_size"}, path);
+  const double groups = number_of(c, {"n_groups"}, path).value_or(1);
+  const double kernel = number_of(c, {"conv_kernel"}, path).value_or(4);
+  const double inner = *nh * *hd, conv = inner + 2 * groups * *st;
+  LinearMixer m;
+  m.layers = mixers;
+  m.params = h * (2 * inner + 2 * groups * *st + *nh) + conv * (kernel + 1) + 3 * *nh + inner + inner * h;
+  const double state_elem = text_of(c, "mamba_ssm_dtype") == "bfloat16" || text_of(c, "mamba_ssm_dtype") == "float16" ? 2 : 4;
+  m.state_bytes = *nh * *hd * *st * state_elem + conv * (kernel - 1) * 2;
+  return m;
+}
+
 // A ViT encoder tower as SigLIP and CLIP build it (their transformers modelling code): patch
 // embedding (a C x p x p convolution with bias), one learned position per patch, L pre-norm blocks
 // of attention (four h x h matrices with biases) and a two-matrix MLP (with biases), two
@@ -131,7 +154,7 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   double kv = number_of(c, {"num_key_value_heads", "num_kv_heads"}, path).value_or(heads);
   if (flag_of(c, "multi_query", false)) kv = 1;
   f.set("kv_heads", kv);
-  if (auto hd = number_of(c, {"head_dim"}, path); hd && *hd > 0 && *hd * heads != hidden) f.set("head_dim", *hd);
+  if (auto hd = number_of(c, {"head_dim", "attention_head_dim"}, path); hd && *hd > 0 && *hd * heads != hidden) f.set("head_dim", *hd);
   // Gemma 3's configs leave out what its config class defaults (transformers' Gemma3TextConfig:
   // a 262,208-token vocabulary and 131,072 positions).
   const bool gemma3 = type.rfind("gemma3", 0) == 0;
@@ -239,15 +262,41 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   if (c.contains("layer_types") && c["layer_types"].is_array())
     for (const auto& t : c["layer_types"])
       other_layers += !(t.is_string() && (t.get<std::string>() == "full_attention" || t.get<std::string>() == "sliding_attention"));
+  // Nemotron-H: each of its layers is one of a Mamba-2 mixer (M), attention (*) or an MLP (-).
+  // Planned as one layer per mixer with an MLP of the width that gives the same MLP weights in
+  // all (the MLP-only layers' shared out), so that weights, FLOPs, KV cache and state are exact;
+  // the layer count (launch overheads, pipeline stages) is the mixers'.
+  bool mamba_planned = false;
+  const std::string pattern = text_of(c, "hybrid_override_pattern");
+  if (!pattern.empty() && pattern.size() == static_cast<std::size_t>(layers) && pattern.find('E') == std::string::npos) {
+    const double m = static_cast<double>(std::count(pattern.begin(), pattern.end(), 'M'));
+    const double a = static_cast<double>(std::count(pattern.begin(), pattern.end(), '*'));
+    const double d = static_cast<double>(std::count(pattern.begin(), pattern.end(), '-'));
+    if (const auto mixer = mamba2(c, m, path); mixer && a > 0 && m + a + d == layers) {
+      const double mlp = std::round(width * d / (m + a));
+      f.set("layers", m + a);
+      f.set("ffn", mlp);
+      f.set("linear_layers", mixer->layers);
+      f.set("linear_params", mixer->params);
+      f.set("linear_state_bytes", mixer->state_bytes);
+      // Squared-ReLU MLPs have two matrices, as the plain (GeLU) MLP does.
+      if (text_of(c, "mlp_hidden_act") == "relu2" || act == "relu2") f.set_text("activation", "gelu");
+      f.caveats.push_back(fmt::format("its {:.0f} layers ({:.0f} Mamba-2, {:.0f} attention, {:.0f} MLP alone) are planned as {:.0f} "
+                                      "layers of a mixer and an MLP {:.0f} wide: weights, FLOPs, KV cache and state as the "
+                                      "model has them, per-layer overheads and pipeline stages over {:.0f} layers",
+                                      layers, m, a, d, m + a, mlp, m + a));
+      mamba_planned = true;
+    }
+  }
   // Gated DeltaNet (Qwen3-Next, Qwen3.5): counted exactly; other linear mixers are not.
-  if (const auto gdn = gated_deltanet(c, layers, path)) {
+  if (const auto gdn = mamba_planned ? std::nullopt : gated_deltanet(c, layers, path)) {
     f.set("linear_layers", gdn->layers);
     f.set("linear_params", gdn->params);
     f.set("linear_state_bytes", gdn->state_bytes);
     other_layers -= gdn->layers;
   }
   if (type == "qwen3_next" || flag_of(c, "attn_output_gate", false)) f.set_flag("attn_output_gate", true);
-  const bool hybrid = other_layers > 0 || (!f.has("linear_layers") && c.contains("linear_num_value_heads")) || c.contains("ssm_state_size") ||
+  const bool hybrid = mamba_planned ? false : other_layers > 0 || (!f.has("linear_layers") && c.contains("linear_num_value_heads")) || c.contains("ssm_state_size") ||
                       c.contains("mamba_d_state") || c.contains("hybrid_override_pattern") || c.contains("layers_block_type");
   if (hybrid)
     f.caveats.push_back(other_layers > 0 ? fmt::format("{:.0f} of its {:.0f} layers are linear-attention or state-space layers, "
