@@ -133,7 +133,7 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number past a double (out_of_range)
     fail(Exit::data, fmt::format("{}: error: not JSON: {}", shown(path), shown(e.what(), 200)));
   }
   if (!root.is_object()) fail(Exit::data, fmt::format("{}: error: a config.json is a JSON object", shown(path)));

@@ -42,6 +42,10 @@ bad 65 "num_hidden_layers" infer --model "$TMP/neg.json"
 # Two fields out of range: still one line, the first and a count of the rest.
 printf '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 5, "max_position_embeddings": 1}' >"$TMP/two.json"
 bad 65 "(and 1 more problem)" infer --model "$TMP/two.json"
+# A number past a double is nlohmann's out_of_range, not its parse_error: still not JSON, exit 65
+# (fuzz_hf found it escaping as an internal error).
+printf '{"num_hidden_layers": 1e400, "hidden_size": 4096}' >"$TMP/overflow.json"
+bad 65 "not JSON: [json.exception.out_of_range.406] number overflow" infer --model "$TMP/overflow.json"
 bad 66 "cannot read" infer --model ./no-such-model.gguf
 # A model directory named without a slash is a directory all the same.
 cp -r "$HF/llama-3.1-8b" "$TMP/my-model"
