@@ -195,9 +195,6 @@ bool Catalog::merge_text(std::string_view text, const std::string& path, std::ve
     diags.push_back({e.where, e.message});
     return false;
   }
-  std::vector<std::string> kind_names;
-  for (const auto& k : catalog_kinds()) kind_names.emplace_back(k.kind);
-
   const toml::table* root = &doc;
   if (!under.empty()) {
     const toml::node* sub = doc.get(under);
@@ -212,10 +209,7 @@ bool Catalog::merge_text(std::string_view text, const std::string& path, std::ve
     std::string kind_name(kind_key.str());
     const KindSpec* spec = find_kind(kind_name);
     if (!spec || spec->kind != kind_name) {
-      std::string hint = suggest(kind_name, kind_names);
-      diags.push_back({where(kind_key.source(), path),
-                       fmt::format("unknown catalog kind '{}'{}; expected {}", kind_name,
-                                   hint.empty() ? "" : "; did you mean " + hint + "?", in_words(kind_names))});
+      diags.push_back({where(kind_key.source(), path), unknown_kind_message(kind_name)});
       continue;
     }
     const auto* records = kind_node.as_table();

@@ -2,6 +2,10 @@
 #include "gpuplan/catalog/schema.hpp"
 
 #include <array>
+#include <fmt/format.h>
+#include <vector>
+
+#include "gpuplan/error.hpp"
 
 namespace gpuplan {
 namespace {
@@ -193,6 +197,14 @@ const KindSpec* find_kind(std::string_view kind) {
   for (const auto& k : kinds)
     if (k.kind == kind || k.singular == kind) return &k;
   return nullptr;
+}
+
+std::string unknown_kind_message(std::string_view kind) {
+  std::vector<std::string> names;
+  for (const auto& k : kinds) names.emplace_back(k.kind);
+  const std::string hint = suggest(std::string(kind), names);
+  return fmt::format("unknown catalog kind '{}'{}; expected {}", kind, hint.empty() ? "" : "; did you mean " + hint + "?",
+                     in_words(names));
 }
 
 const FieldSpec* find_field(const KindSpec& kind, std::string_view name) {

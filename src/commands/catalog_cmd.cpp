@@ -73,13 +73,7 @@ std::string header_for(const FieldSpec* spec, const std::string& name) {
 
 const KindSpec& kind_or_fail(const std::string& kind) {
   const KindSpec* spec = find_kind(kind);
-  if (!spec) {
-    std::vector<std::string> names;
-    for (const auto& k : catalog_kinds()) names.emplace_back(k.kind);
-    std::string hint = suggest(kind, names);
-    fail(Exit::usage, fmt::format("unknown catalog kind '{}'{}; expected {}", kind,
-                                  hint.empty() ? "" : "; did you mean " + hint + "?", in_words(names)));
-  }
+  if (!spec) fail(Exit::usage, unknown_kind_message(kind));
   return *spec;
 }
 

@@ -4,6 +4,7 @@
 // units and sane ranges. One table drives loading, `catalog check`, `catalog show`
 // and the conversion to typed records, so a field is declared exactly once.
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "gpuplan/quantity.hpp"
@@ -32,5 +33,8 @@ struct KindSpec {
 std::span<const KindSpec> catalog_kinds();
 const KindSpec* find_kind(std::string_view kind);
 const FieldSpec* find_field(const KindSpec& kind, std::string_view name);
+// "unknown catalog kind 'X'; did you mean Y?; expected accelerators, apis, ...": for a catalog
+// file's table and for `gpuplan catalog list X` alike.
+std::string unknown_kind_message(std::string_view kind);
 
 }  // namespace gpuplan
