@@ -182,9 +182,9 @@ Value sensitivity_json(const Catalog& cat, const PlanScenario& ps, const Scenari
       apply_setting(varied, sensitivity_setting(in.name), fmt::format("{:.12g}", side[0] == 'l' ? 1 - in.by : 1 + in.by));
       Headline h;
       try {
-        // A serving deployment answers the same whatever the bill: prices, PUE and power scale
-        // its cost alone (training pins its layout, above, as tokens may move its count).
-        const bool bill = in.name == "price" || in.name == "pue" || in.name == "power";
+        // A serving deployment answers the same whatever the bill: an input that scales the bill
+        // alone reuses it (training pins its layout, above, as tokens may move its count).
+        const bool bill = bill_only(sensitivity_setting(in.name));
         h = headline_of(evaluate(cat, ps, pinned(varied, in.name, chosen), ps.command == "infer" && bill ? &base : nullptr).figures,
                         s.bill.buy);
       } catch (const Error&) {
