@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <initializer_list>
 #include <vector>
 
 #include "gpuplan/analysis/inference.hpp"
@@ -624,15 +625,19 @@ constexpr PerfColumn perf_columns[] = {
     {"qwen3-30b-a3b", "rtx-pro-6000", 8, 1, "nvfp4", true, {39490, 52676, 33895, 44088, 31785, 28881, 4798, 22391, 5965, 0}},
 };
 
+// A scenario from settings as the command line names them, applied in order.
+Scenario scenario_of(std::initializer_list<std::pair<const char*, std::string>> settings) {
+  Scenario sc;
+  for (const auto& [key, value] : settings) apply_setting(sc, key, value);
+  return sc;
+}
+
 double perf_prediction(const Catalog& cat, const PerfColumn& c, const char* runtime, std::string_view isl,
                        std::string_view osl) {
-  Scenario sc;
-  for (const auto& [key, value] : {std::pair<const char*, std::string>{"model", c.model}, {"gpu", c.gpu},
-                                    {"gpus", std::to_string(c.tp * c.pp)}, {"tp", std::to_string(c.tp)},
-                                    {"pp", std::to_string(c.pp)}, {"quant", c.quant},
-                                    {"runtime", runtime}, {"prompt-tokens", std::string(isl)},
-                                    {"output-tokens", std::string(osl)}})
-    apply_setting(sc, key, value);
+  const Scenario sc = scenario_of({{"model", c.model}, {"gpu", c.gpu}, {"gpus", std::to_string(c.tp * c.pp)},
+                                   {"tp", std::to_string(c.tp)}, {"pp", std::to_string(c.pp)}, {"quant", c.quant},
+                                   {"runtime", runtime}, {"prompt-tokens", std::string(isl)},
+                                   {"output-tokens", std::string(osl)}});
   return run_infer(cat, sc, RunOptions{}).data.find("throughput_tokens_per_s")->as_number();
 }
 
@@ -807,13 +812,10 @@ std::string moe_serving_section(const Catalog& cat) {
   std::string table = "| source | model | devices | tp | ISL/OSL | concurrency | measured tokens/s | predicted | error |\n"
                       "|---|---|---|---:|---|---:|---:|---:|---:|\n";
   for (const auto& r : moe_serving_rows) {
-    Scenario sc;
-    for (const auto& [key, value] : {std::pair<const char*, std::string>{"model", r.model}, {"gpu", r.gpu},
-                                      {"gpus", std::to_string(r.gpus)}, {"tp", std::to_string(r.tp)}, {"quant", "fp8"},
-                                      {"runtime", "sglang"}, {"prompt-tokens", std::to_string(r.isl)},
-                                      {"output-tokens", std::to_string(r.osl)}, {"users", std::to_string(r.concurrency)},
-                                      {"think-time", "0"}, {"scenario", "offline"}})
-      apply_setting(sc, key, value);
+    const Scenario sc = scenario_of({{"model", r.model}, {"gpu", r.gpu}, {"gpus", std::to_string(r.gpus)},
+                                     {"tp", std::to_string(r.tp)}, {"quant", "fp8"}, {"runtime", "sglang"},
+                                     {"prompt-tokens", std::to_string(r.isl)}, {"output-tokens", std::to_string(r.osl)},
+                                     {"users", std::to_string(r.concurrency)}, {"think-time", "0"}, {"scenario", "offline"}});
     const double tps = run_infer(cat, sc, RunOptions{}).data.find("throughput_tokens_per_s")->as_number();
     table += fmt::format("| {} | {} | {} x {} | {} | {}/{} | {} | {:.0f} | {:.0f} | {:+.0f}% |\n", r.source, r.model, r.gpus,
                          r.gpu, r.tp, r.isl, r.osl, r.concurrency, r.tokens_per_s, tps, 100 * (tps / r.tokens_per_s - 1));
@@ -847,12 +849,10 @@ std::string concurrency_section(const Catalog& cat, Summary& serving) {
                       "measured | predicted | error |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   Summary sum;
   for (const auto& r : nim_rows) {
-    Scenario sc;
-    for (const auto& [key, value] : {std::pair<const char*, std::string>{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"},
-                                      {"gpus", "2"}, {"tp", "2"}, {"quant", "fp8"}, {"runtime", "tensorrt-llm"},
-                                      {"prompt-tokens", std::to_string(r.isl)}, {"output-tokens", std::to_string(r.osl)},
-                                      {"users", std::to_string(r.concurrency)}, {"think-time", "0"}, {"scenario", "offline"}})
-      apply_setting(sc, key, value);
+    const Scenario sc = scenario_of({{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "2"}, {"tp", "2"},
+                                     {"quant", "fp8"}, {"runtime", "tensorrt-llm"}, {"prompt-tokens", std::to_string(r.isl)},
+                                     {"output-tokens", std::to_string(r.osl)}, {"users", std::to_string(r.concurrency)},
+                                     {"think-time", "0"}, {"scenario", "offline"}});
     const Value d = run_infer(cat, sc, RunOptions{}).data;
     const double ttft = 1000 * d.find("ttft_s")->as_number(), itl = 1000 * d.find("tpot_s")->as_number(),
                  tps = d.find("throughput_tokens_per_s")->as_number();
