@@ -101,17 +101,26 @@ void print_error(const std::string& message) {
 }
 
 // An unknown subcommand ("gpuplan trian") gets the closest name, before CLI11 reads further.
+// The subcommand of `level` named `word` (none: nullptr), and in `names` every name it could have
+// been, `skip` left out.
+const CLI::App* subcommand_named(const CLI::App& level, const std::string& word, std::vector<std::string>& names,
+                                 std::string_view skip = {}) {
+  const CLI::App* found = nullptr;
+  for (const CLI::App* sub : level.get_subcommands({})) {
+    if (sub->get_name() == skip) continue;
+    names.push_back(sub->get_name());
+    if (sub->get_name() == word) found = sub;
+  }
+  return found;
+}
+
 void check_command_names(const CLI::App& app, int argc, char** argv) {
   const CLI::App* level = &app;
   for (int i = 1; i < argc && level; ++i) {
     const std::string word = argv[i];
     if (word.empty() || word[0] == '-') return;
     std::vector<std::string> names;
-    const CLI::App* next = nullptr;
-    for (const CLI::App* sub : level->get_subcommands({})) {
-      names.push_back(sub->get_name());
-      if (sub->get_name() == word) next = sub;
-    }
+    const CLI::App* next = subcommand_named(*level, word, names);
     if (names.empty()) return;  // a positional argument of the command
     if (!next)
       fail(Exit::usage, fmt::format("unknown command '{}'{} (see 'gpuplan{} --help')", shown(word), did_you_mean(word, names, ""),
@@ -268,19 +277,15 @@ std::string fish_completion(const CLI::App& app) {
   return s;
 }
 
-}  // namespace
+void print_version() { write_stdout(std::string(version_string()) + "\n"); }
 
-int cli_main(int argc, char** argv) {
+// The command line parsed and run; errors reach cli_main, which reports them.
+int run_cli(int argc, char** argv) {
   // `gpuplan --version` alone answers before the parser is built: building it (every command's
   // settings) is most of what the version costs.
   if (argc == 2 && (std::string_view(argv[1]) == "--version" || std::string_view(argv[1]) == "-V")) {
-    try {
-      write_stdout(std::string(version_string()) + "\n");
-      return 0;
-    } catch (const Error& e) {
-      print_error(e.what());
-      return static_cast<int>(e.code());
-    }
+    print_version();
+    return 0;
   }
   CLI::App app{"gpuplan: plan AI compute (devices, parallel layout, time, memory, power and cost)", "gpuplan"};
   app.set_version_flag("-V,--version", version_string());
@@ -563,12 +568,7 @@ int cli_main(int argc, char** argv) {
       const CLI::App* at = &app;
       for (const auto& word : help_path) {
         std::vector<std::string> names;
-        const CLI::App* next = nullptr;
-        for (const CLI::App* sub : at->get_subcommands({}))
-          if (sub->get_name() != "help") {
-            names.push_back(sub->get_name());
-            if (sub->get_name() == word) next = sub;
-          }
+        const CLI::App* next = subcommand_named(*at, word, names, "help");
         if (!next)
           fail(Exit::usage, fmt::format("no command '{}' to show help for{} (see 'gpuplan{} --help')", shown(word),
                                         did_you_mean(word, names, ""), at == &app ? "" : " " + at->get_name()));
@@ -579,29 +579,35 @@ int cli_main(int argc, char** argv) {
     };
   });
 
+  check_command_names(app, argc, argv);
   try {
-    check_command_names(app, argc, argv);
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-      write_stdout(app.help());
-      return 0;
-    } catch (const CLI::CallForAllHelp&) {
-      write_stdout(app.help("", CLI::AppFormatMode::All));
-      return 0;
-    } catch (const CLI::CallForVersion&) {
-      write_stdout(std::string(version_string()) + "\n");
-      return 0;
-    } catch (const CLI::ParseError& e) {
-      // CLI11's own codes are 100+; every parse problem is a usage error (2).
-      std::string msg = e.what();
-      if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
-      print_error(msg + " (see 'gpuplan --help')");
-      return static_cast<int>(Exit::usage);
-    }
-    check_extras(app);
-    if (g.format != "html" || !plan->parsed()) parse_format(g.format);  // reject a bad --format before doing any work
-    return action ? action() : 0;
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    write_stdout(app.help());
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    write_stdout(app.help("", CLI::AppFormatMode::All));
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    print_version();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // CLI11's own codes are 100+; every parse problem is a usage error (2).
+    std::string msg = e.what();
+    if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
+    print_error(msg + " (see 'gpuplan --help')");
+    return static_cast<int>(Exit::usage);
+  }
+  check_extras(app);
+  if (g.format != "html" || !plan->parsed()) parse_format(g.format);  // reject a bad --format before doing any work
+  return action ? action() : 0;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
   } catch (const Error& e) {
     print_error(e.what());
     return static_cast<int>(e.code());
