@@ -199,23 +199,23 @@ std::optional<double> frontier_cost(const Value& s, double per_user) {
   return *hour / *gpus / 3600 / *g * 1e6;
 }
 
-std::string frontier_label(double level) {
-  return fmt::format("$ per million tokens at {} tokens/s per user", format_exact(level));
+// Each level of interactivity that two scenarios' frontiers reach, with each scenario's cost
+// there (in the scenarios' order; none where it has no frontier or does not reach the level).
+std::vector<std::pair<double, std::vector<std::optional<double>>>> frontier_costs(const std::vector<Value>& scen) {
+  std::vector<std::pair<double, std::vector<std::optional<double>>>> out;
+  for (double level : interactivity_levels) {
+    std::vector<std::optional<double>> costs;
+    for (const auto& s : scen) costs.push_back(frontier_cost(s, level));
+    if (std::count_if(costs.begin(), costs.end(), [](const auto& c) { return c.has_value(); }) >= 2)
+      out.emplace_back(level, std::move(costs));
+  }
+  return out;
 }
 
-// Cost per million output tokens at equal interactivity, one chart per level that two
-// scenarios with a frontier reach.
-std::string frontier_costs(const std::vector<Value>& scen) {
-  std::string h;
-  for (double level : interactivity_levels) {
-    std::vector<std::pair<std::string, double>> rows;
-    for (const auto& s : scen)
-      if (const auto c = frontier_cost(s, level)) rows.emplace_back(text(s, "name"), *c);
-    if (rows.size() >= 2)
-      h += bars(fmt::format("Cost per million output tokens at {} tokens/s per user (the frontier)", format_exact(level)), rows,
-                show_usd);
-  }
-  return h;
+// The time a headline measures, shown in the tables' units: TPOT as a duration (58.1 ms, not
+// 0.0581), a wall clock in days.
+auto show_time(const std::string& time_label) {
+  return time_label.rfind("time per output token", 0) == 0 ? show_s : show_days;
 }
 
 // Memory per device as stacked parts, with the device's capacity marked: training shows weights,
@@ -342,15 +342,10 @@ Document plan_document(const Value& report) {
     if (any) cmp.add_row(row);
   }
   // GPU types at equal interactivity, where two scenarios' frontiers reach the level.
-  for (double level : interactivity_levels) {
-    std::vector<std::string> row{frontier_label(level)};
-    int reached = 0;
-    for (const auto& s : scen) {
-      const auto c = frontier_cost(s, level);
-      row.push_back(c ? show_usd(*c) : "-");
-      reached += c.has_value();
-    }
-    if (reached >= 2) cmp.add_row(row);
+  for (const auto& [level, costs] : frontier_costs(scen)) {
+    std::vector<std::string> row{fmt::format("$ per million tokens at {} tokens/s per user", format_exact(level))};
+    for (const auto& c : costs) row.push_back(c ? show_usd(*c) : "-");
+    cmp.add_row(row);
   }
   std::vector<std::string> verdict_row{"verdict"};
   for (const auto& s : scen) verdict_row.push_back(text(s, "verdict"));
@@ -512,13 +507,17 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
     if (auto v = number_at(s, "power.racks")) racks.push_back({text(s, "name"), *v});
   }
   h += bars("Cost: " + cost_label, cost, show_usd);
-  // In the tables' units: TPOT as a duration (58.1 ms, not 0.0581), wall clock in days.
-  const bool per_token = time_label.rfind("time per output token", 0) == 0;
-  h += bars("Time: " + time_label.substr(0, time_label.find(" (")), time, per_token ? show_s : show_days);
+  h += bars("Time: " + time_label.substr(0, time_label.find(" (")), time, show_time(time_label));
   h += memory_breakdown(scen);
   h += bars("Facility power, peak", mw, show_mw);
   h += bars("Racks", racks, show_int);
-  h += frontier_costs(scen);
+  for (const auto& [level, costs] : frontier_costs(scen)) {
+    std::vector<std::pair<std::string, double>> rows;
+    for (std::size_t i = 0; i < scen.size(); ++i)
+      if (costs[i]) rows.emplace_back(text(scen[i], "name"), *costs[i]);
+    h += bars(fmt::format("Cost per million output tokens at {} tokens/s per user (the frontier)", format_exact(level)), rows,
+              show_usd);
+  }
 
   bool any_sens = false;
   for (const auto& s : scen) {
@@ -540,10 +539,8 @@ svg .lo{fill:#2f8f5b}svg .hi{fill:#c0392b}svg .axis{stroke:#5b6473;stroke-width:
       return rows;
     };
     if (hl.cost) h += tornado(text(s, "name") + ": " + hl.cost_label, *hl.cost, swings("cost_low", "cost_high"), show_usd);
-    const bool token_time = hl.time_label.rfind("time per output token", 0) == 0;
     if (hl.time)
-      h += tornado(text(s, "name") + ": " + hl.time_label, *hl.time, swings("time_low", "time_high"),
-                   token_time ? show_s : show_days);
+      h += tornado(text(s, "name") + ": " + hl.time_label, *hl.time, swings("time_low", "time_high"), show_time(hl.time_label));
   }
   if (doc.tables.size() > 2) {
     const Table& last = doc.tables.back();
