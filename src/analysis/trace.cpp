@@ -36,11 +36,6 @@ std::vector<std::string> fields_of(std::string_view line) {
   return out;
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // A plain decimal number, the whole field, finite.
 std::optional<double> number_of(const std::string& s) {
   if (s.empty() || s.size() > 64) return std::nullopt;
@@ -78,7 +73,7 @@ std::optional<double> time_of(const std::string& s) {
 int column(const std::vector<std::string>& names, std::initializer_list<const char*> wanted) {
   for (std::size_t i = 0; i < names.size(); ++i)
     for (const char* w : wanted)
-      if (lower(names[i]) == w) return static_cast<int>(i);
+      if (same_ignoring_case(names[i], w)) return static_cast<int>(i);
   return -1;
 }
 
