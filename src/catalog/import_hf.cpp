@@ -44,6 +44,22 @@ std::string text_of(const json& c, const char* key) {
   const auto it = c.find(key);
   return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
+
+// How many entries of the config's layer_types are `kind`; empty where it has no such list.
+std::optional<double> layers_of_type(const json& c, const char* kind) {
+  const auto it = c.find("layer_types");
+  if (it == c.end() || !it->is_array()) return std::nullopt;
+  double n = 0;
+  for (const auto& t : *it) n += t.is_string() && t.get<std::string>() == kind;
+  return n;
+}
+
+// Bytes of a linear mixer's recurrent state element: float32 unless mamba_ssm_dtype says 16-bit.
+double ssm_state_elem_bytes(const json& c) {
+  const std::string dtype = text_of(c, "mamba_ssm_dtype");
+  return dtype == "bfloat16" || dtype == "float16" ? 2 : 4;
+}
+
 // Gated DeltaNet layers (Qwen3-Next, Qwen3.5; transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz
 // h x (2 nk dk + 2 nv dv), in_proj_ba h x 2 nv, a depthwise convolution of kernel K over the
 // 2 nk dk + nv dv channels of Q, K and V, A_log and dt_bias (nv each), a gated RMSNorm (dv) and
@@ -61,8 +77,8 @@ std::optional<LinearMixer> gated_deltanet(const json& c, double layers, const st
   const double h = required(c, {"hidden_size"}, path);
   const double kernel = number_of(c, {"linear_conv_kernel_dim"}, path).value_or(4);
   LinearMixer g;
-  if (c.contains("layer_types") && c["layer_types"].is_array()) {
-    for (const auto& t : c["layer_types"]) g.layers += t.is_string() && t.get<std::string>() == "linear_attention";
+  if (auto listed = layers_of_type(c, "linear_attention")) {
+    g.layers = *listed;
   } else {
     const double interval = std::max(1.0, number_of(c, {"full_attention_interval"}, path).value_or(4));
     g.layers = layers - std::floor(layers / interval);
@@ -70,8 +86,7 @@ std::optional<LinearMixer> gated_deltanet(const json& c, double layers, const st
   if (g.layers <= 0) return std::nullopt;
   const double key = *nk * *dk, value = *nv * *dv, conv = 2 * key + value;
   g.params = h * (2 * key + 2 * value) + h * 2 * *nv + conv * kernel + 2 * *nv + *dv + value * h;
-  const double state_elem = text_of(c, "mamba_ssm_dtype") == "bfloat16" || text_of(c, "mamba_ssm_dtype") == "float16" ? 2 : 4;
-  g.state_bytes = *nv * *dk * *dv * state_elem + conv * (kernel - 1) * 2;
+  g.state_bytes = *nv * *dk * *dv * ssm_state_elem_bytes(c) + conv * (kernel - 1) * 2;
   return g;
 }
 
@@ -92,8 +107,7 @@ std::optional<LinearMixer> mamba2(const json& c, double mixers, const std::strin
   LinearMixer m;
   m.layers = mixers;
   m.params = h * (2 * inner + 2 * groups * *st + *nh) + conv * (kernel + 1) + 3 * *nh + inner + inner * h;
-  const double state_elem = text_of(c, "mamba_ssm_dtype") == "bfloat16" || text_of(c, "mamba_ssm_dtype") == "float16" ? 2 : 4;
-  m.state_bytes = *nh * *hd * *st * state_elem + conv * (kernel - 1) * 2;
+  m.state_bytes = *nh * *hd * *st * ssm_state_elem_bytes(c) + conv * (kernel - 1) * 2;
   return m;
 }
 
@@ -222,13 +236,9 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   // Sliding-window attention: the layers the config lists as sliding, else as the family has them
   // (sliding_layers_of); a window with use_sliding_window false (Qwen2) is off.
   if (auto w = number_of(c, {"sliding_window"}, path); w && *w > 0 && *w < 1e9 && flag_of(c, "use_sliding_window", true)) {
-    double sliding = 0;
-    if (c.contains("layer_types") && c["layer_types"].is_array()) {
-      sliding = 0;
-      for (const auto& t : c["layer_types"]) sliding += t.is_string() && t.get<std::string>() == "sliding_attention";
-    } else {
-      sliding = sliding_layers_of(type, layers, number_of(c, {"sliding_window_pattern"}, path).value_or(6));
-    }
+    const auto listed = layers_of_type(c, "sliding_attention");
+    const double sliding =
+        listed ? *listed : sliding_layers_of(type, layers, number_of(c, {"sliding_window_pattern"}, path).value_or(6));
     if (sliding > 0) {
       f.set("sliding_window", *w);
       f.set("sliding_layers", sliding);
