@@ -3,6 +3,8 @@
 // and the replica count, against the closed forms in serving.hpp.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "gpuplan/records.hpp"
 #include "gpuplan/analysis/cost.hpp"
 #include "gpuplan/analysis/serving.hpp"
@@ -676,6 +678,26 @@ TEST_CASE("tensor parallelism across nodes reduces over the scale-out fabric as 
   s.tp = 8;
   CHECK(decode_step_time(make_infer_model(m, pc, slow, slow, s), 4, 1000).value() ==
         Approx(decode_step_time(make_infer_model(m, pc, h200, h200, s), 4, 1000).value()));
+}
+
+TEST_CASE("tensor parallelism over cards with no NICs reduces over their host links", "[serving]") {
+  // Sixteen RTX 4090s, each its own PCIe node with no scale-out NIC: as the training step's
+  // collectives do, the all-reduces cross between cards over the host link, paying the larger of
+  // the two latencies. One more millisecond of PCIe latency adds 2 x 80 x 2 x 1 ms to a decode
+  // step of Llama 3.1 70B (80 layers, two all-reduces each, two link traversals each).
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-70b"));
+  const ParamCounts pc = count_params(m);
+  const Device card = resolve_device(cat(), "rtx-4090");
+  REQUIRE(card.scale_out.bw_per_direction.value() == 0);
+  InferSettings s;
+  s.runtime = Runtime::vllm;
+  s.tp = 16;
+  Device slow = card;
+  slow.scale_up.latency += seconds(1e-3);
+  const double base = decode_step_time(make_infer_model(m, pc, card, card, s), 4, 1000).value();
+  const double later = decode_step_time(make_infer_model(m, pc, slow, slow, s), 4, 1000).value();
+  CHECK(std::isfinite(base));
+  CHECK(later - base == Approx(2 * 80 * 2 * 1e-3));
 }
 
 TEST_CASE("a cached prompt prefix costs only its attention and is stored once", "[serving]") {

@@ -446,22 +446,16 @@ Seconds moe_floor(const InferModel& im) {
   return im.model.moe() ? im.decode.per_moe_layer * static_cast<double>(im.model.moe_layers()) : seconds(0);
 }
 
-// Two all-reduces per layer of `tokens` activations in 16 bits: through the scale-up switch inside
-// its domain; a group wider than that reduces hierarchically, as NCCL does (and as the training
-// step's collectives do): inside each domain first, then 1/inside of the bytes among the domains
-// over the scale-out fabric, at each device's share of its node's NICs.
+// Two all-reduces per layer of `tokens` activations in 16 bits, one-shot through the switch at
+// each level of the training step's hierarchical collective (hierarchical_collective_s): inside the
+// scale-up domain, then among the domains over the scale-out fabric or, on cards with no NICs of
+// their own, the host link.
 Seconds tp_allreduces(const InferModel& im, double tokens) {
   const InferSettings& s = im.settings;
   if (s.tp <= 1 || !serving_runtime(s.runtime)) return seconds(0);
-  const Device& d = im.device;
   const double bytes = tokens * im.model.hidden * 2;
-  const int inside = std::max(1, std::min(s.tp, d.scale_up_domain));
-  double t = switched_allreduce_s(bytes, inside, d.scale_up.bw_per_direction.value() * im.compute.link, d.scale_up.latency.value());
-  if (s.tp > inside) {
-    const double nic = d.scale_out.bw_per_direction.value() * std::max(1, d.nics_per_node) / std::max(1, d.devices_per_node);
-    t += switched_allreduce_s(bytes / inside, s.tp / inside, nic * im.compute.link, d.scale_out.latency.value());
-  }
-  return seconds(2.0 * im.model.layers * t);
+  return seconds(2.0 * im.model.layers *
+                 hierarchical_collective_s(im.device, im.compute, bytes, s.tp, 1, switched_allreduce_s));
 }
 }  // namespace
 

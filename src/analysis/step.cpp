@@ -213,6 +213,11 @@ double p2p_s(const Device& d, const Efficiency& e, double bytes, bool crosses_no
 
 }  // namespace
 
+double hierarchical_collective_s(const Device& d, const Efficiency& e, double bytes, int size, int stride,
+                                 CollectiveLevel ring) {
+  return collective_s(d, e, bytes, size, stride, ring);
+}
+
 StepParts step_parts(const StepModel& sm, const Layout& l) {
   const ModelArch& m = sm.model;
   const Device& d = sm.device;

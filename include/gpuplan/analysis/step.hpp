@@ -152,6 +152,14 @@ double remote_token_copies(double k, double nodes, bool once_per_node);
 double ring_allreduce_s(double bytes, int n, double bw, double latency);
 double ring_gather_s(double bytes, int n, double bw, double latency);
 
+// A collective over `size` ranks `stride` devices apart, hierarchical as NCCL runs it: on the
+// scale-up link inside one domain; beyond it, first inside each domain, then 1/inside of the bytes
+// among the domains over each device's share of its node's NICs (the host link where it has none).
+// `ring` prices one level (ring_allreduce_s, ring_gather_s or serving's switched_allreduce_s).
+using CollectiveLevel = double (*)(double bytes, int n, double bw, double latency);
+double hierarchical_collective_s(const Device& d, const Efficiency& e, double bytes, int size, int stride,
+                                 CollectiveLevel ring);
+
 StepTime step_time(const StepModel& sm, const Layout& l);
 
 // What the step time of a layout shares with every ZeRO stage and interleaving of it (a function
