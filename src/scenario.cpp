@@ -268,6 +268,7 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   const double gib = d.memory.value() / (1024.0 * 1024 * 1024);
   const long fallback = ollama ? (gib < 24 ? 4096 : gib < 48 ? 32768 : 262144) : 4096;
   is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, fallback);
+  is.request_tokens = io;
   is.batch = s.batch;
   if (s.reserve_bytes) is.reserve = bytes(*s.reserve_bytes);
   if (s.mem_fraction && !serving_runtime(is.runtime))

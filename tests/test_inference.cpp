@@ -311,3 +311,24 @@ TEST_CASE("A serving runtime's memory share and sequence cap are its defaults un
   CHECK(batch_limit(im) == 64);
   CHECK(std::string(batch_limit_cause(im)) == "max_seqs");
 }
+
+TEST_CASE("A paged cache holds a request's tokens however long the context allowed") {
+  // Llama 3.1 8B in BF16 on an H100 under vLLM with --max-model-len 16384, serving requests of
+  // 128 prompt and 128 reply tokens: each sequence takes blocks for its 256 tokens (128 KiB a
+  // token), so the cache holds room / (256 x 128 KiB) of them, 64 times the sequences of the full
+  // context. llama.cpp reserves the whole context for each slot.
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  const ModelArch m = model("llama-3.1-8b");
+  InferSettings s;
+  s.context = 16384;
+  s.request_tokens = 256;
+  const InferModel im = make_infer_model(m, count_params(m), h100, h100, s);
+  const Bytes room = im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve;
+  CHECK(kv_batch_limit(im) == static_cast<int>(std::floor(room.value() / (256 * 131072.0))));
+  s.request_tokens = 0;
+  const int whole = kv_batch_limit(make_infer_model(m, count_params(m), h100, h100, s));
+  CHECK(whole == static_cast<int>(std::floor(room.value() / (16384 * 131072.0))));
+  s.request_tokens = 256;
+  s.runtime = Runtime::llama_cpp;
+  CHECK(sequence_tokens(s) == 16384);
+}

@@ -392,21 +392,26 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
   return InferModel{m, pc, d, host, s, inference_memory(m, pc, d, s), decode, default_efficiency(d), nullptr};
 }
 
+long sequence_tokens(const InferSettings& s) {
+  return serving_runtime(s.runtime) && s.request_tokens > 0 ? std::min(s.request_tokens, s.context) : s.context;
+}
+
 int kv_batch_limit(const InferModel& im) {
   const InferMemory& mem = im.memory;
   const Bytes room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
   const InferSettings& s = im.settings;
+  const double held = static_cast<double>(sequence_tokens(s));
   // A cached prefix's blocks are shared: stored once (on each data-parallel rank), and a sequence
   // holds its own cache for the rest, the prefix too when it missed.
-  const double shared = cached_prompt_tokens(s, static_cast<double>(s.context));
+  const double shared = cached_prompt_tokens(s, held);
   const auto cache = [&](const ModelArch& m, double tokens) {
     return kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1);
   };
-  Bytes one = cache(im.model, static_cast<double>(s.context) - shared) * stage_share(im.model, s.pp);
-  Bytes once = s.prefix_tokens > 0 ? cache(im.model, static_cast<double>(std::min(s.prefix_tokens, s.context))) *
+  Bytes one = cache(im.model, held - shared) * stage_share(im.model, s.pp);
+  Bytes once = s.prefix_tokens > 0 ? cache(im.model, std::min(static_cast<double>(s.prefix_tokens), held)) *
                                          stage_share(im.model, s.pp)
                                    : bytes(0);
-  if (im.draft) one += cache(im.draft->model, static_cast<double>(s.context));
+  if (im.draft) one += cache(im.draft->model, held);
   const Bytes left = room - once;
   // Data-parallel attention: each of the ep devices holds its own sequences' caches.
   return left.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(left / one) * s.ep)) : 0;

@@ -545,6 +545,7 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
   const bool sized_by_request = a.serving || q.gpus > 0 || q.prompt_tokens > 0 || q.output_tokens > 0;
   if (q.context > 0) is.context = q.context;
   else if (sized_by_request) is.context = static_cast<long>(nominal_prompt + nominal_output);
+  if (sized_by_request) is.request_tokens = static_cast<long>(std::ceil(nominal_prompt + nominal_output));
   if (is.runtime == Runtime::ollama && q.context <= 0 && !sized_by_request)
     a.assumptions.push_back(Assumption{"context", static_cast<double>(is.context), {}, "tokens",
                                        "default of ollama by device memory (docs/context-length: under 24 GiB 4k, 24-48 GiB "

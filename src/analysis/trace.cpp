@@ -168,12 +168,12 @@ TraceReplay replay_trace(const InferModel& im, const std::vector<TraceRequest>& 
   for (const auto& q : trace) prompts += q.prompt, outputs += q.output;
   r.mean_prompt = prompts / static_cast<double>(trace.size());
   r.mean_output = outputs / static_cast<double>(trace.size());
-  // What a replica holds at once: its sequence cap, and the cache's tokens (the sequences of the
-  // plan's context it holds, as tokens).
+  // What a replica holds at once: its sequence cap, and the cache's tokens (the sequences it
+  // holds, as tokens).
   const bool serving = serving_runtime(s.runtime);
   const int runtime_cap = s.max_seqs > 0 ? s.max_seqs : runtime_max_seqs(s.runtime, im.device);
   const long cap = serving ? std::max(1L, static_cast<long>(runtime_cap > 0 ? runtime_cap * s.ep : 1 << 30)) : 1;
-  const double kv_tokens = std::max(1.0, static_cast<double>(kv_batch_limit(im)) * static_cast<double>(s.context));
+  const double kv_tokens = std::max(1.0, static_cast<double>(kv_batch_limit(im)) * static_cast<double>(sequence_tokens(s)));
   // The step at n sequences, at the trace's mean context; worked out once for each n met.
   const double context = r.mean_prompt + r.mean_output / 2;
   std::vector<double> steps;

@@ -53,6 +53,10 @@ struct InferSettings {
   // step is the tp step. Shown as "tp N ep N".
   bool experts_whole = false;
   long context = 4096;  // tokens one sequence's cache holds
+  // A request's prompt and reply, where requests are described (0: not). A paged cache (vLLM,
+  // SGLang, TensorRT-LLM) takes blocks as a sequence grows, so it holds this many tokens for one,
+  // however long the context it is allowed; llama.cpp and Ollama reserve the context a slot.
+  long request_tokens = 0;
   int batch = 1;        // sequences resident at once
   Runtime runtime = Runtime::vllm;
   std::optional<Bytes> reserve;  // per device; unset: the runtime's default
@@ -71,6 +75,9 @@ struct InferSettings {
   long prefix_tokens = 0;
   double prefix_hit = 0;
 };
+// The tokens one sequence's cache holds at its longest: the request's under a paged cache, else
+// the context.
+long sequence_tokens(const InferSettings& s);
 // The prompt tokens a request finds cached, on average: prefix_hit of the shared prefix.
 double cached_prompt_tokens(const InferSettings& s, double prompt);
 
