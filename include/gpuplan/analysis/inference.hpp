@@ -167,8 +167,9 @@ struct DecodeEfficiency {
 DecodeEfficiency decode_efficiency(const Device& d, double bits_per_weight);
 // For a serving runtime (vLLM, TensorRT-LLM class) the figures differ: decode kernels stream at
 // the device's measured streaming efficiency (BabelStream, step.cpp's Efficiency::memory), and
-// CUDA graphs bring the per-layer cost down to graph replay, about 0.58 us per kernel node
-// (probe.md 2.6) x about 12 kernels per transformer layer. An MoE layer's fused expert call
+// each layer costs a fixed 45 us a pass: its dozen small kernels (norms, rotary embedding,
+// attention over a short cache, activation quantisation) each take a few microseconds however
+// little they do, where CUDA graphs leave only 0.58 us a node of launch cost. An MoE layer's fused expert call
 // (routing, token sort, two grouped GEMMs) has a floor of its own, about 27 us whatever its bytes.
 DecodeEfficiency serving_decode_efficiency(const Device& d);
 
