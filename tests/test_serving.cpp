@@ -37,10 +37,11 @@ TEST_CASE("a replica's capacity is B over O decode steps plus B prefills", "[ser
   CHECK(o.step_s == Approx(decode_step_time(im, 32, 1000 + 150).value()));
   CHECK(o.capacity_rps == Approx(32 / (300 * o.step_s + 32 * o.prefill_s)));
   // No load: no queueing, and a request decodes alone: a token takes one sequence's step, and
-  // the first one its own prompt's prefill (no other in its chunk) and that step.
+  // the first one comes out of its own prompt's prefill step (no other in its chunk, and no other
+  // sequence to decode in it).
   CHECK(o.step1_s == Approx(decode_step_time(im, 1, 1000 + 150).value()));
   CHECK(o.tpot_s == Approx(o.step1_s));
-  CHECK(o.ttft_s == Approx(o.prefill_s + o.step1_s));
+  CHECK(o.ttft_s == Approx(o.prefill_s));
   // Under load the prefill takes a share rho of the time and stretches each token by 1 / (1 - rho).
   const Operating full = operate(im, 32, 1000, 300, 1.0);
   const double rho = std::min(0.95, full.capacity_rps * full.prefill_s);
@@ -375,7 +376,8 @@ TEST_CASE("an MoE decode step grows with the experts a batch touches not with ba
 TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 prefill queueing", "[serving]") {
   // 20 users always in flight on one replica of Llama 3.1 8B: n = 20 in the batch, TPOT = step(20)
   // + 20 / O x prefill, and the rate x with x (TTFT + (O - 1) TPOT) = n, where TTFT = prefill +
-  // rho / (2 (1 - rho)) prefill + step, rho = x prefill (Pollaczek-Khinchine, deterministic service).
+  // rho / (2 (1 - rho)) prefill + step(19), rho = x prefill (Pollaczek-Khinchine, deterministic
+  // service): the prompt's step samples its first token and decodes the 19 others.
   ServingQuestion q = question_8b();
   InferSettings s = q.settings;
   s.context = 1500;
@@ -386,7 +388,8 @@ TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 pr
   CHECK(z.op.batch == 20);
   CHECK(z.op.tpot_s == Approx(step + 20 / O * prefill));
   const double x = z.load_rps, rho = x * prefill;
-  CHECK(z.op.ttft_s == Approx(prefill + rho / (2 * (1 - rho)) * prefill + step).epsilon(1e-6));
+  const double others = decode_step_time(im, 19, P + O / 2).value();
+  CHECK(z.op.ttft_s == Approx(prefill + rho / (2 * (1 - rho)) * prefill + others).epsilon(1e-6));
   CHECK(x * (z.op.ttft_s + (O - 1) * z.op.tpot_s) == Approx(20).epsilon(1e-6));
   CHECK(z.throughput == Approx(x * O));
   // Twice the users on two replicas: each replica sees the same; the deployment carries twice.
@@ -400,7 +403,7 @@ TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 pr
   CHECK(over.op.batch == slots);
   const double x_full = over.load_rps, rho_full = x_full * prefill;
   CHECK(over.op.ttft_s == Approx(prefill + rho_full / (2 * (1 - rho_full)) * prefill +
-                                  decode_step_time(im, slots, P + O / 2).value() + 10 / x_full)
+                                  decode_step_time(im, slots - 1, P + O / 2).value() + 10 / x_full)
                               .epsilon(1e-6));
 }
 
@@ -600,9 +603,11 @@ TEST_CASE("TTFT percentiles under Poisson arrivals spread with the load", "[serv
   CHECK(light.ttft->p50 < light.ttft->p90);
   CHECK(light.ttft->p90 < light.ttft->p99);
   CHECK(heavy.ttft->p99 - heavy.ttft->p50 > light.ttft->p99 - light.ttft->p50);
-  // At no load nothing is in progress: the TTFT is the request's own prefill and a decode step.
+  // At no load nothing is in progress: the TTFT is the request's own prefill step, which samples
+  // its first token; under load that step also decodes the sequences running, there with
+  // probability 1 - exp(-lambda O TPOT).
   const Operating idle = operate(im, 32, 1000, 300, 0);
-  CHECK(idle.ttft_s == Approx(idle.prefill_s + idle.step1_s));
+  CHECK(idle.ttft_s == Approx(idle.prefill_s));
   // Under load the steps are those of the sequences decoding, lambda x their time in the replica
   // (Little's law), between one sequence's step and the full batch's.
   CHECK(light.tpot_s < heavy.tpot_s);

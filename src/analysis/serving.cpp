@@ -44,9 +44,12 @@ Load load_of(const Operating& o, double u, double output) {
   l.step = b > 1 ? base + slope * l.occupancy : o.step_s;
   l.tpot_mean = l.step / (1 - l.rho);
   // A request's prefill step holds it and the prompts that arrived during the iteration before it
-  // (a chunk holds at most prefills_per_step), then a decode step gives its first token.
+  // (a chunk holds at most prefills_per_step). That step samples its first token (as vLLM, SGLang
+  // and TensorRT-LLM do) and decodes the sequences already running, which are there with
+  // probability 1 - exp(-lambda O TPOT) (their M/G/infinity occupancy), always at full load.
   const double together = u >= 1 ? o.prefills_per_step : std::min<double>(o.prefills_per_step, 1 + l.lambda * l.tpot_mean);
-  l.first = o.prefill_s * together + l.tpot_mean;
+  const double others = u >= 1 ? 1 : 1 - std::exp(-l.lambda * output * l.tpot_mean);
+  l.first = o.prefill_s * together + l.tpot_mean * others;
   l.hold = o.batch / o.capacity_rps;  // a request holds its slot B / capacity at full load
   return l;
 }
@@ -441,12 +444,15 @@ Sized size_concurrent(const InferModel& im, double prompt, double output, long u
   const double hold = o.stall_s;
   o.tpot_s = o.step_s + n / output * hold;
   // New prompts queue for the prefill, one at a time: an M/D/1 wait at the rate requests complete,
-  // which itself falls as the wait grows. The replica's rate x solves x = n / cycle(x); the right
-  // side falls as x rises, so bisection finds it (below 1 / prefill, where the wait is finite).
+  // which itself falls as the wait grows. The prefill's step samples the first token and decodes
+  // the other n - 1 sequences; the rest of the reply takes O - 1 steps. The replica's rate x solves
+  // x = n / cycle(x); the right side falls as x rises, so bisection finds it (below 1 / prefill,
+  // where the wait is finite).
+  const double others = n > 1 ? decode_step_time(im, n - 1, prompt + output / 2).value() : 0;
   auto cycle = [&](double x) {
-    return o.prefill_s + mean_wait(1, x, hold, 0) + o.step_s + (output - 1) * o.tpot_s;
+    return o.prefill_s + mean_wait(1, x, hold, 0) + others + (output - 1) * o.tpot_s;
   };
-  double lo = 0, hi = std::min(n / (o.prefill_s + o.step_s + (output - 1) * o.tpot_s), 1 / hold);
+  double lo = 0, hi = std::min(n / (o.prefill_s + others + (output - 1) * o.tpot_s), 1 / hold);
   for (int i = 0; i < 60; ++i) {
     const double mid = (lo + hi) / 2;
     (mid < n / cycle(mid) ? lo : hi) = mid;
