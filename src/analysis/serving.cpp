@@ -49,7 +49,7 @@ Load load_of(const Operating& o, double u, double output) {
   // probability 1 - exp(-lambda O TPOT) (their M/G/infinity occupancy), always at full load.
   const double together = u >= 1 ? o.prefills_per_step : std::min<double>(o.prefills_per_step, 1 + l.lambda * l.tpot_mean);
   const double others = u >= 1 ? 1 : 1 - std::exp(-l.lambda * output * l.tpot_mean);
-  l.first = o.prefill_s * together + l.tpot_mean * others;
+  l.first = o.request_s + o.prefill_s * together + l.tpot_mean * others;
   l.hold = o.batch / o.capacity_rps;  // a request holds its slot B / capacity at full load
   return l;
 }
@@ -201,6 +201,7 @@ Operating operate(const InferModel& im, int batch, double prompt, double output,
   // Pipeline stages prefill different micro-batches' prompts at once: each prompt holds the
   // replica for 1/pp of its prefill.
   o.stall_s = o.prefill_s / im.settings.pp;
+  o.request_s = request_overhead(im.settings.runtime).value();
   o.capacity_rps = batch / (output * o.step_s + batch * o.stall_s);
   o.sustained_rps = o.capacity_rps;
   at_load(o, load_share, output);
@@ -441,18 +442,20 @@ Sized size_concurrent(const InferModel& im, double prompt, double output, long u
   o.step_s = decode_step_time(im, n, prompt + output / 2).value();
   // A pipeline's stages each hold a prompt for 1/pp of its prefill.
   o.stall_s = o.prefill_s / im.settings.pp;
+  o.request_s = request_overhead(im.settings.runtime).value();
   const double hold = o.stall_s;
   o.tpot_s = o.step_s + n / output * hold;
   // New prompts queue for the prefill, one at a time: an M/D/1 wait at the rate requests complete,
   // which itself falls as the wait grows. The prefill's step samples the first token and decodes
-  // the other n - 1 sequences; the rest of the reply takes O - 1 steps. The replica's rate x solves
+  // the other n - 1 sequences; the rest of the reply takes O - 1 steps. The runtime's own time for
+  // a request (request_overhead) comes before its first token. The replica's rate x solves
   // x = n / cycle(x); the right side falls as x rises, so bisection finds it (below 1 / prefill,
   // where the wait is finite).
   const double others = n > 1 ? decode_step_time(im, n - 1, prompt + output / 2).value() : 0;
   auto cycle = [&](double x) {
-    return o.prefill_s + mean_wait(1, x, hold, 0) + others + (output - 1) * o.tpot_s;
+    return o.request_s + o.prefill_s + mean_wait(1, x, hold, 0) + others + (output - 1) * o.tpot_s;
   };
-  double lo = 0, hi = std::min(n / (o.prefill_s + others + (output - 1) * o.tpot_s), 1 / hold);
+  double lo = 0, hi = std::min(n / (o.request_s + o.prefill_s + others + (output - 1) * o.tpot_s), 1 / hold);
   for (int i = 0; i < 60; ++i) {
     const double mid = (lo + hi) / 2;
     (mid < n / cycle(mid) ? lo : hi) = mid;
@@ -472,7 +475,8 @@ Sized size_concurrent(const InferModel& im, double prompt, double output, long u
 }
 
 SingleStream single_stream(const InferModel& im, double prompt, double output) {
-  return SingleStream{prefill_time(im, static_cast<long>(prompt), 1).value(), decode_step_time(im, 1, prompt + output / 2).value()};
+  return SingleStream{prefill_time(im, static_cast<long>(prompt), 1).value(), decode_step_time(im, 1, prompt + output / 2).value(),
+                      request_overhead(im.settings.runtime).value()};
 }
 
 LatencyTargets latency_targets(const std::string& scenario, double ttft, double tpot, bool users) {

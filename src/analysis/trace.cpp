@@ -164,6 +164,7 @@ TraceReplay replay_trace(const InferModel& im, const std::vector<TraceRequest>& 
   r.requests = static_cast<long>(trace.size());
   if (trace.empty()) return r;
   const InferSettings& s = im.settings;
+  const double request_s = request_overhead(s.runtime).value();
   double prompts = 0, outputs = 0;
   for (const auto& q : trace) prompts += q.prompt, outputs += q.output;
   r.mean_prompt = prompts / static_cast<double>(trace.size());
@@ -232,12 +233,13 @@ TraceReplay replay_trace(const InferModel& im, const std::vector<TraceRequest>& 
         }
       }
       if (running.empty()) continue;
-      // One decode step of every running sequence.
+      // One decode step of every running sequence; the prompts just prefilled have their first
+      // token at its end, which reaches the client after the runtime's own time for a request.
       t += step(static_cast<long>(running.size()));
       ++counter;
       for (std::size_t i : joined) {
         first_time[index_in_mine(i)] = t;
-        ttft.push_back(t - trace[i].arrival);
+        ttft.push_back(t - trace[i].arrival + request_s);
       }
       joined.clear();
       while (!running.empty() && running.top().first <= counter) {

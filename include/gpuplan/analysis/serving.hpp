@@ -41,6 +41,7 @@ struct Operating {
   double prefill_s = 0, step_s = 0;
   double step1_s = 0;  // one sequence's step (the step at the load is between the two)
   double stall_s = 0;  // how long a prompt's prefill holds up the batch's decoding: prefill_s / pp
+  double request_s = 0;  // the runtime's own time for a request before its first token (request_overhead)
   int prefills_per_step = 1;
   double ttft_s = 0, tpot_s = 0;  // means at the load considered
   // At the load considered; absent at full load, where the queue grows without bound.
@@ -178,9 +179,11 @@ Sized size_deployment(const InferModel& im, double prompt, double output, double
 
 // One request alone (the local question): prefill of the prompt, then decode steps whose cache
 // holds the prompt and half the reply on average.
+// One request alone: its prompt's pass samples the first token, after the runtime's own time for
+// a request (request_overhead).
 struct SingleStream {
-  double prefill_s = 0, step_s = 0;
-  double ttft_s() const { return prefill_s + step_s; }
+  double prefill_s = 0, step_s = 0, request_s = 0;
+  double ttft_s() const { return request_s + prefill_s; }
 };
 SingleStream single_stream(const InferModel& im, double prompt, double output);
 
