@@ -374,7 +374,7 @@ DecodeEfficiency serving_decode_efficiency(const Device& d) {
   // The fixed cost a layer and pass: fit (rounded) to vLLM 0.30.0 serving Qwen3-8B in BF16 on one
   // H100 SXM to one user, 6.83 ms a token at 128/128 (tgarg01/silybench-data, perf_points.csv,
   // 2026-09-24), where the 36 layers' 15.1 GB of weights stream in 5.1 ms at the family's
-  // efficiency. Out of sample: the same runs. FP8 rows (3-9% fast: FP8's small-batch GEMMs stream
+  // efficiency. Out of sample: the same runs' FP8 rows (3-9% fast: FP8's small-batch GEMMs stream
   // slower), NIM's TensorRT-LLM Llama 3.3 70B at one user and the TensorRT-LLM throughput tables
   // (tests/validation/REPORT.md). The CUDA-graph launch cost alone (12 x 0.58 us) left single-user
   // decode 13-39% fast on those runs.
