@@ -332,3 +332,36 @@ TEST_CASE("A paged cache holds a request's tokens however long the context allow
   s.runtime = Runtime::llama_cpp;
   CHECK(sequence_tokens(s) == 16384);
 }
+
+TEST_CASE("llama.cpp prefills GGUF block formats on int8 tensor cores on GeForce cards") {
+  // MMQ: a Q5_1 Llama 3 8B on an RTX 4090 under llama.cpp computes at the int8 rate (660.6 TOPS)
+  // under mmq_ceiling, on the curve at 512-row micro-batches; BF16 weights, vLLM and an HBM card
+  // keep the 16-bit rate.
+  const ModelArch m = model("llama-3.1-8b");
+  const ParamCounts pc = count_params(m);
+  const Device rtx = resolve_device(cat(), "rtx-4090");
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.runtime = Runtime::llama_cpp;
+  s.context = 2048;
+  set_quant(s, "q5_1", m, rtx);
+  CHECK(runs_mmq(s, rtx));
+  CHECK(s.compute == DType::int8);
+  const InferModel im = make_infer_model(m, pc, rtx, rtx, s);
+  CHECK(gemm_ceiling(im) == Approx(mmq_ceiling));
+  // 2048 tokens' blocks and one position's logits, at 512 rows' efficiency.
+  const double blocks = pc.active - pc.embedding - pc.output;
+  CHECK(linear_compute(im, 2048, 1, 1).value() ==
+        Approx(2 * (blocks * 2048 + pc.head) / (660.6e12 * linear_efficiency(im, 512))));
+  InferSettings b = s;
+  set_quant(b, "bf16", m, rtx);
+  CHECK_FALSE(runs_mmq(b, rtx));
+  InferSettings v = s;
+  v.runtime = Runtime::vllm;
+  set_quant(v, "q5_1", m, rtx);
+  CHECK_FALSE(runs_mmq(v, rtx));
+  InferSettings hbm = s;
+  set_quant(hbm, "q5_1", m, h100);
+  CHECK_FALSE(runs_mmq(hbm, h100));
+  CHECK(hbm.compute == DType::bf16);
+}

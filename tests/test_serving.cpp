@@ -38,10 +38,10 @@ TEST_CASE("a replica's capacity is B over O decode steps plus B prefills", "[ser
   CHECK(o.capacity_rps == Approx(32 / (300 * o.step_s + 32 * o.prefill_s)));
   // No load: no queueing, and a request decodes alone: a token takes one sequence's step, and
   // the first one comes out of its own prompt's prefill step (no other in its chunk, and no other
-  // sequence to decode in it), after vLLM's own 8.7 ms for a request.
+  // sequence to decode in it), after vLLM's own 8.8 ms for a request.
   CHECK(o.step1_s == Approx(decode_step_time(im, 1, 1000 + 150).value()));
   CHECK(o.tpot_s == Approx(o.step1_s));
-  CHECK(o.request_s == Approx(8.7e-3));
+  CHECK(o.request_s == Approx(8.8e-3));
   CHECK(o.ttft_s == Approx(o.request_s + o.prefill_s));
   // Under load the prefill takes a share rho of the time and stretches each token by 1 / (1 - rho).
   const Operating full = operate(im, 32, 1000, 300, 1.0);
@@ -253,7 +253,7 @@ TEST_CASE("one stream is a prefill then steps over the prompt and half the reply
   CHECK(one.prefill_s == Approx(prefill_time(im, 1000, 1).value()));
   CHECK(one.step_s == Approx(decode_step_time(im, 1, 1150).value()));
   // The prompt's pass samples the first token, after vLLM's own time for a request.
-  CHECK(one.ttft_s() == Approx(8.7e-3 + one.prefill_s));
+  CHECK(one.ttft_s() == Approx(8.8e-3 + one.prefill_s));
   InferModel trt = im;
   trt.settings.runtime = Runtime::tensorrt_llm;
   CHECK(single_stream(trt, 1000, 300).request_s == 0);
@@ -345,13 +345,18 @@ TEST_CASE("a serving runtime's decode batch runs its GEMMs on the training model
   CHECK(expert_efficiency(imx, 256) == Approx(gemm_curve(0.71, half, 512, 4096, 2 * 14336.0)));
   // The linear layers' time: the dense FLOPs at the first, the routed experts' at the second.
   const ParamCounts pc = count_params(mx);
-  const double routed = 32.0 * 2 * pc.expert, dense = pc.active - pc.embedding - routed;
+  const double routed = 32.0 * 2 * pc.expert, dense = pc.active - pc.embedding - pc.output - routed;
   const double peak = h100.peak_for(DType::fp8).value();
-  CHECK(linear_compute(imx, 256, 1).value() ==
-        Approx(2 * dense * 256 / (peak * linear_efficiency(imx, 256)) + 2 * routed * 256 / (peak * expert_efficiency(imx, 256))));
-  // A dense model's is its FLOPs at the one efficiency.
-  CHECK(linear_compute(im, 256, 1).value() ==
-        Approx(2 * (count_params(m).active - count_params(m).embedding) * 256 / (peak * linear_efficiency(im, 256))));
+  // A decode step's 256 rows each sample logits through the output projection (head).
+  CHECK(linear_compute(imx, 256, 1, 256).value() ==
+        Approx(2 * (dense + pc.head) * 256 / (peak * linear_efficiency(imx, 256)) +
+               2 * routed * 256 / (peak * expert_efficiency(imx, 256))));
+  // A dense model's is its FLOPs at the one efficiency; a prefill of one 256-token prompt samples
+  // its last position alone.
+  const ParamCounts p8 = count_params(m);
+  const double blocks = p8.active - p8.embedding - p8.output;
+  CHECK(linear_compute(im, 256, 1, 256).value() == Approx(2 * (blocks + p8.head) * 256 / (peak * linear_efficiency(im, 256))));
+  CHECK(linear_compute(im, 256, 1, 1).value() == Approx(2 * (blocks * 256 + p8.head) / (peak * linear_efficiency(im, 256))));
 }
 
 TEST_CASE("an MoE decode step grows with the experts a batch touches not with batch x k", "[serving]") {
@@ -381,7 +386,7 @@ TEST_CASE("an MoE decode step grows with the experts a batch touches not with ba
 TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 prefill queueing", "[serving]") {
   // 20 users always in flight on one replica of Llama 3.1 8B: n = 20 in the batch, TPOT = step(20)
   // + 20 / O x prefill, and the rate x with x (TTFT + (O - 1) TPOT) = n, where TTFT = prefill +
-  // rho / (2 (1 - rho)) prefill + step(19) + vLLM's 8.7 ms a request, rho = x prefill
+  // rho / (2 (1 - rho)) prefill + step(19) + vLLM's 8.8 ms a request, rho = x prefill
   // (Pollaczek-Khinchine, deterministic service): the prompt's step samples its first token and
   // decodes the 19 others.
   ServingQuestion q = question_8b();
@@ -395,7 +400,7 @@ TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 pr
   CHECK(z.op.tpot_s == Approx(step + 20 / O * prefill));
   const double x = z.load_rps, rho = x * prefill;
   const double others = decode_step_time(im, 19, P + O / 2).value();
-  CHECK(z.op.ttft_s == Approx(8.7e-3 + prefill + rho / (2 * (1 - rho)) * prefill + others).epsilon(1e-6));
+  CHECK(z.op.ttft_s == Approx(8.8e-3 + prefill + rho / (2 * (1 - rho)) * prefill + others).epsilon(1e-6));
   CHECK(x * (z.op.ttft_s + (O - 1) * z.op.tpot_s) == Approx(20).epsilon(1e-6));
   CHECK(z.throughput == Approx(x * O));
   // Twice the users on two replicas: each replica sees the same; the deployment carries twice.
@@ -408,7 +413,7 @@ TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 pr
   const Sized over = size_concurrent(im, P, O, slots + 10, 1);
   CHECK(over.op.batch == slots);
   const double x_full = over.load_rps, rho_full = x_full * prefill;
-  CHECK(over.op.ttft_s == Approx(8.7e-3 + prefill + rho_full / (2 * (1 - rho_full)) * prefill +
+  CHECK(over.op.ttft_s == Approx(8.8e-3 + prefill + rho_full / (2 * (1 - rho_full)) * prefill +
                                   decode_step_time(im, slots - 1, P + O / 2).value() + 10 / x_full)
                               .epsilon(1e-6));
 }

@@ -111,6 +111,20 @@ std::vector<std::string> quant_ladder(Runtime r, const Device& d) {
   return l;
 }
 
+bool runs_mmq(const InferSettings& s, const Device& d) {
+  return !serving_runtime(s.runtime) && is_gguf(s.quant) && d.memory_type == "gddr" &&
+         d.peak[static_cast<int>(DType::int8)] > 0;
+}
+
+double gemm_ceiling(const InferModel& im) {
+  // llama.cpp's MMQ kernels on int8 tensor cores: fit to RTX 4090, Llama 3 8B Q5_1, 11,330
+  // tokens/s at pp2048 with 512-token micro-batches (llama.cpp PR #22298, 2026), where the same
+  // curve as the 16-bit GEMMs' reaches this share of the int8 peak. Checked in
+  // tests/validation/REPORT.md against other current and older builds.
+  if (runs_mmq(im.settings, im.device)) return mmq_ceiling;
+  return gemm_ceiling(im.compute, im.device, im.settings.compute);
+}
+
 void set_quant(InferSettings& s, const std::string& quant, const ModelArch& m, const Device& d) {
   const Quant& q = find_quant(quant);
   s.quant = q.name;
@@ -131,6 +145,7 @@ void set_quant(InferSettings& s, const std::string& quant, const ModelArch& m, c
   const auto has = [&](DType t) { return d.peak[static_cast<int>(t)] > 0; };
   if (s.quant == "fp8" && has(DType::fp8)) s.compute = DType::fp8;
   else if (s.quant == "int8" && has(DType::int8)) s.compute = DType::int8;
+  else if (runs_mmq(s, d)) s.compute = DType::int8;
   else if (q.fp4 && s.expert_bpw == 0 && has(DType::fp4)) s.compute = DType::fp4;
   else if (d.family == "cpu") s.compute = DType::fp32;
   else s.compute = has(DType::bf16) ? DType::bf16 : DType::fp16;
@@ -402,11 +417,11 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
 Seconds request_overhead(Runtime r) {
   // vLLM 0.30.0 (tgarg01/silybench-data, perf_points.csv, 2026-09-24; vllm bench serve, streamed):
   // one user's TTFT of 128-token prompts to Qwen3-8B on one H100 is 14.45 and 14.43 ms in FP8,
-  // 14.23 and 14.10 ms in BF16, where the prompt's own pass is modelled at 4.4 and 6.8 ms. The
-  // mean of the four residuals, 8.7 ms, is this fit; it is what the server and client add to a
+  // 14.23 and 14.10 ms in BF16, where the prompt's own pass is modelled at 4.2 and 6.8 ms. The
+  // mean of the four residuals, 8.8 ms, is this fit; it is what the server and client add to a
   // pass at any prompt length (the longer prompts' rows check it, with the prefill's own error).
   // NIM's TensorRT-LLM rows leave at most a few milliseconds (tests/validation/REPORT.md).
-  return r == Runtime::vllm ? seconds(8.7e-3) : seconds(0);
+  return r == Runtime::vllm ? seconds(8.8e-3) : seconds(0);
 }
 
 long sequence_tokens(const InferSettings& s) {
@@ -492,7 +507,7 @@ double linear_efficiency(const InferModel& im, double tokens) {
   const double par = serving_runtime(s.runtime) ? s.tp : 1;  // layer splits run one device at a time
   const double width = m.moe() ? static_cast<double>(m.q_width() + 2 * m.kv_width())
                                : (m.gated() ? 2 : 1) * static_cast<double>(m.ffn);
-  return gemm_curve(gemm_ceiling(im.compute, im.device, s.compute), im.compute.gemm_half, tokens, m.hidden, width / par);
+  return gemm_curve(gemm_ceiling(im), im.compute.gemm_half, tokens, m.hidden, width / par);
 }
 
 // The routed experts of `tokens` tokens run as one grouped GEMM (vLLM's and SGLang's fused MoE,
@@ -503,16 +518,20 @@ double expert_efficiency(const InferModel& im, double tokens) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
   const double par = serving_runtime(s.runtime) ? s.tp : 1;
-  return gemm_curve(gemm_ceiling(im.compute, im.device, s.compute), im.compute.gemm_half, tokens * m.active_experts,
+  return gemm_curve(gemm_ceiling(im), im.compute.gemm_half, tokens * m.active_experts,
                     m.hidden, (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn) / par);
 }
 
-Seconds linear_compute(const InferModel& im, double tokens, double devices) {
-  const double active = im.params.active - im.params.embedding;
+Seconds linear_compute(const InferModel& im, double tokens, double devices, double logit_rows) {
+  // The blocks for every token, the output projection (the embedding matrix where tied) for the
+  // rows whose logits are sampled.
+  const double active = im.params.active - im.params.embedding - im.params.output;
   const double routed = im.model.moe() ? im.model.moe_layers() * im.model.active_experts * im.params.expert : 0;
   const double peak = im.device.peak_for(im.settings.compute).value() * devices;
-  Seconds t = seconds(2 * (active - routed) * tokens / (peak * linear_efficiency(im, tokens)));
-  if (routed > 0) t += seconds(2 * routed * tokens / (peak * expert_efficiency(im, tokens)));
+  // llama.cpp runs a prompt in micro-batches of 512 tokens, each GEMM that many rows.
+  const double rows = serving_runtime(im.settings.runtime) ? tokens : std::min(tokens, llama_ubatch);
+  Seconds t = seconds(2 * ((active - routed) * tokens + im.params.head * logit_rows) / (peak * linear_efficiency(im, rows)));
+  if (routed > 0) t += seconds(2 * routed * tokens / (peak * expert_efficiency(im, rows)));
   return t;
 }
 
@@ -533,8 +552,14 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
                                 static_cast<double>(m.q_width()) * prompts);
   // Layer splits run one device at a time; tensor and expert parallelism share the work.
   const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;
-  const Seconds compute = linear_compute(im, n, par) +
-                          attention / (im.device.peak_for(s.compute) * (linear_efficiency(im, n) * par));
+  // Attention's products at the compute precision's rate; beside int8 MMQ, flash attention's 16
+  // bits on the 16-bit curve.
+  const bool mmq = runs_mmq(s, im.device);
+  const double rows = serving_runtime(s.runtime) ? n : std::min(n, llama_ubatch);  // llama.cpp's micro-batches
+  const double attention_eff = linear_efficiency(im, rows) * (mmq ? im.compute.gemm_max / mmq_ceiling : 1);
+  // Only each prompt's last position is sampled: its logits alone run the output projection.
+  const Seconds compute = linear_compute(im, n, par, prompts) +
+                          attention / (im.device.peak_for(mmq ? DType::fp16 : s.compute) * (attention_eff * par));
   const Seconds read = s.ep > 1 ? stream_time(im, im.memory.weights)  // each device its own share
                                 : stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par));
   Seconds t = std::max(compute, read) + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers);
@@ -573,7 +598,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const double ep = s.ep, k = m.active_experts, e = m.experts, layers = m.moe_layers();
   const double own = std::ceil(batch / ep), routed_tokens = batch * k / ep;
   const auto peak = im.device.peak_for(s.compute);
-  const double gmax = gemm_ceiling(im.compute, im.device, s.compute);
+  const double gmax = gemm_ceiling(im);
   // The dense part: every weight but the routed experts (and the input embedding), for own sequences.
   const double routed = routed_expert_params(m, pc);
   const double dense_params = pc.total - pc.embedding - pc.encoder - routed;
@@ -695,12 +720,14 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   const double tp_div = serving_runtime(s.runtime) ? s.tp : 1;
   const auto peak = im.device.peak_for(s.compute);
   const Seconds linear = serving_runtime(s.runtime)
-                             ? linear_compute(im, rows, tp_div)
+                             ? linear_compute(im, rows, tp_div, rows)
                              : seconds(2 * (im.params.active - im.params.embedding - im.params.output + im.params.head) * rows /
-                                         (peak.value() * im.compute.gemm_max));
+                                         (peak.value() * gemm_ceiling(im)));
   const Flops attention = flops(4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * context * rows / tp_div);
   const Seconds t_linear = std::max(stream_time(im, blocks * share + head), linear);
-  const Seconds t_attention = std::max(stream_time(im, kv * share), Seconds(attention / (peak * im.compute.gemm_max)));
+  const auto attention_peak = runs_mmq(s, im.device) ? im.device.peak_for(DType::fp16) : peak;  // 16-bit beside MMQ
+  const Seconds t_attention =
+      std::max(stream_time(im, kv * share), Seconds(attention / (attention_peak * im.compute.gemm_max)));
   return t_linear + t_attention + t_host + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers) +
          tp_allreduces(im, rows);
 }

@@ -214,9 +214,9 @@ bad 66 "cannot read trace" infer --model llama-3.1-8b --gpu h100-sxm --trace "$T
 # Disaggregated prefill and decode beside the aggregated deployment at a rate: long prompts and a
 # tight TPOT favour it, and the answer's devices are then its own.
 run infer --model llama-3.1-8b --gpu h100-sxm --rate 50 --ttft 500ms --tpot 20ms --prompt-tokens 8000 --output-tokens 200 --format json
-expect_rc 0; expect_out '"disaggregated": {'; expect_out '"chosen": true'; expect_out '"aggregated_devices": 36'; expect_out '"gpus": 32,'
+expect_rc 0; expect_out '"disaggregated": {'; expect_out '"chosen": true'; expect_out '"aggregated_devices": 32'; expect_out '"gpus": 28,'
 run infer --model llama-3.1-8b --gpu h100-sxm --rate 50 --ttft 500ms --tpot 20ms --prompt-tokens 8000 --output-tokens 200 --no-disagg --format json
-expect_rc 0; expect_out '"disaggregated": null'; expect_out '"gpus": 36,'
+expect_rc 0; expect_out '"disaggregated": null'; expect_out '"gpus": 32,'
 bad 1 "--disagg sizes prefill and decode workers for a request rate" infer --model llama-3.1-8b --gpu h100-sxm --users 10 --think-time 0 --disagg
 
 # --frontier: every deployment of a node at 1, 2, 4, ... users; the Pareto points in the table.
@@ -227,7 +227,7 @@ expect_rc 0; expect_out "frontier: output tokens/s per GPU against tokens/s per 
 
 # The launch line: the runtime's flags for the deployment planned.
 run infer --model llama-3.1-70b --gpu h100-sxm --rate 20 --ttft 2s --tpot 100ms
-expect_rc 0; expect_out "launch: vllm serve <llama-3.1-70b checkpoint> --tensor-parallel-size 4 --max-num-seqs 291 --max-model-len 1300 --gpu-memory-utilization 0.90 --no-enable-prefix-caching"
+expect_rc 0; expect_out "launch: vllm serve <llama-3.1-70b checkpoint> --tensor-parallel-size 4 --max-num-seqs 294 --max-model-len 1300 --gpu-memory-utilization 0.90 --no-enable-prefix-caching"
 run infer --model deepseek-r1 --gpu h200 --gpus 8 --ep 8 --quant fp8 --runtime sglang --users 64 --think-time 0 --format json
 expect_rc 0; expect_out '"launch": "python -m sglang.launch_server --model-path <deepseek-r1 checkpoint> --tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8 --max-running-requests 64'
 run infer --model llama-3.1-70b --gpu rtx-4090 --quant q4_k_m

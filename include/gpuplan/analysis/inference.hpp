@@ -77,7 +77,7 @@ struct InferSettings {
 };
 // What a request costs the runtime besides its passes, before its first token reaches the client
 // (HTTP, tokenisation, handing the request to the engine and the token back): vLLM's OpenAI
-// server 8.7 ms; zero for the others, for want of a measurement.
+// server 8.8 ms; zero for the others, for want of a measurement.
 Seconds request_overhead(Runtime r);
 // The tokens one sequence's cache holds at its longest: the request's under a paged cache, else
 // the context.
@@ -213,7 +213,14 @@ std::string launch_line(const InferModel& im, const std::string& model, int seqs
 // the touched experts' slices streamed (or their GEMMs, whichever is longer) plus the call's floor;
 // the expert part of a decode step, as the benchmarks of vLLM's and SGLang's MoE kernels time it.
 Seconds fused_moe_time(const InferModel& im, int tokens);
-// Prefill of `prompts` sequences of `tokens` each.
+// Whether llama.cpp (or Ollama) runs these GGUF block-format weights' matrix products as its MMQ
+// kernels on int8 tensor cores (since llama.cpp PR #7676, Jun 2024): on NVIDIA cards with GDDR
+// memory and an int8 rate. Their GEMMs then run at the int8 rate, under mmq_ceiling; flash
+// attention stays in 16 bits. HBM cards keep the 16-bit curve, for want of a current measurement.
+bool runs_mmq(const InferSettings& s, const Device& d);
+constexpr double mmq_ceiling = 0.365;
+// The ceiling of the inference GEMMs' curve: MMQ's, else the precision's (gemm_ceiling).
+double gemm_ceiling(const InferModel& im);
 // The linear layers' GEMM efficiency on `tokens` tokens at once (prefill; a serving runtime's
 // decode batch): the training model's curve at the dense part's largest GEMM (the MLP's first in a
 // dense model, the QKV projection in an MoE one), under the precision's ceiling.
@@ -221,8 +228,10 @@ double linear_efficiency(const InferModel& im, double tokens);
 // An MoE model's routed experts on `tokens` tokens: one grouped GEMM of tokens x k rows.
 double expert_efficiency(const InferModel& im, double tokens);
 // The linear layers' compute time for `tokens` tokens on `devices` devices sharing it: the dense
-// part at linear_efficiency, the routed experts' k copies of each token at expert_efficiency.
-Seconds linear_compute(const InferModel& im, double tokens, double devices);
+// part at linear_efficiency, the routed experts' k copies of each token at expert_efficiency, and
+// the output projection for the `logit_rows` of them whose logits are sampled (every row of a
+// decode step; a prefill's last position of each prompt).
+Seconds linear_compute(const InferModel& im, double tokens, double devices, double logit_rows);
 Seconds prefill_time(const InferModel& im, long tokens, int prompts);
 // One decode step for `batch` sequences whose caches hold `context` tokens on average.
 Seconds decode_step_time(const InferModel& im, int batch, double context);
