@@ -120,6 +120,9 @@ ModelArch model_from_record(const Record& r) {
   m.qk_rope_dim = i("qk_rope_dim");
   m.qk_nope_dim = i("qk_nope_dim");
   m.v_head_dim = i("v_head_dim");
+  m.sparse_topk = static_cast<long>(r.number("sparse_topk"));
+  m.indexer_heads = i("indexer_heads");
+  m.indexer_dim = i("indexer_dim");
   if (m.mla()) m.head_dim = m.qk_nope_dim + m.qk_rope_dim;
   m.native_quant = r.text("native_quant");
   m.native_quant_experts = r.text("native_quant_scope") == "experts";

@@ -446,3 +446,42 @@ TEST_CASE("GGUF headers of MoE and sliding-window architectures") {
   CHECK(g.sliding_layers == 2);
   CHECK(g.activation == Activation::geglu);
 }
+
+TEST_CASE("DeepSeek-V3.2's sparse attention counts its indexer and caches its keys") {
+  // V3's shapes plus a lightning indexer in each of the 61 layers: wq_b 1536 x (64 x 128), wk
+  // 7168 x 128, the key LayerNorm's 2 x 128 and weights_proj 7168 x 64, 13,959,424 a layer.
+  const ModelArch v3 = imported("deepseek-v3"), v32 = imported("deepseek-v3.2");
+  REQUIRE(v32.sparse());
+  CHECK(v32.sparse_topk == 2048);
+  const double indexer = 1536.0 * 64 * 128 + 7168.0 * 128 + 2 * 128 + 7168.0 * 64;
+  CHECK(indexer == 13959424);
+  CHECK(count_params(v32).total - count_params(v3).total == Approx(61 * indexer));
+  // The cache: MLA's latent and rotary key, and the indexer's FP8 key with its FP32 scale (132 B).
+  CHECK(kv_bytes_per_token(v32, 2, 1).value() == 61.0 * ((512 + 64) * 2 + 132));
+  CHECK(kv_cache_bytes(v32, 2, 8, 100000, 1).value() == 61.0 * ((512 + 64) * 2 + 132) * 100000);
+  // A decode step reads the top 2,048 tokens' latents and every token's indexer key.
+  CHECK(kv_read_bytes(v32, 2, 8, 100000, 3).value() == 3 * 61.0 * ((512 + 64) * 2 * 2048 + 132 * 100000.0));
+  CHECK(kv_read_bytes(v3, 2, 8, 100000, 3).value() == kv_cache_bytes(v3, 2, 8, 100000, 3).value());
+  // Attention: 4 L d_q per key read (2,048 of 100,000), the indexer's 2 x 64 x 128 per key for all.
+  CHECK(attention_flops(v32, 100000, 1, 1).value() == Approx(61 * (4.0 * 128 * 128 * 2048 + 2.0 * 64 * 128 * 100000)));
+  CHECK(attention_flops(v3, 100000, 1, 1).value() == Approx(61 * 4.0 * 128 * 128 * 100000));
+  CHECK(v32.caveat.find("training prices its sparse attention as dense attention") != std::string::npos);
+}
+
+TEST_CASE("Sliding-window and sparse layers bound the keys a query reads") {
+  // Gemma 2 9B: 21 of its 42 layers attend within 4,096 tokens. At 8,192 cached tokens a query
+  // reads (21 x 4,096 + 21 x 8,192) / 42 = 6,144 keys a layer on average; a prefill of 8,192
+  // tokens reads 4,096^2 / 2 + 4,096 x 4,096 pairs in a windowed layer, 8,192^2 / 2 in a full one.
+  const ModelArch g = imported("gemma-2-9b");
+  REQUIRE(g.sliding_window == 4096);
+  REQUIRE(g.sliding_layers == 21);
+  CHECK(g.attended(8192) == Approx(6144));
+  CHECK(g.attended(1000) == Approx(1000));
+  CHECK(g.attended_pairs(8192, 0) == Approx((4096.0 * 4096 / 2 + 4096.0 * 4096 + 8192.0 * 8192 / 2) / 2));
+  // After 10,000 cached tokens a windowed layer's queries each read the whole window.
+  CHECK(g.attended_pairs(100, 10000) == Approx((100 * 4096.0 + 100.0 * 100 / 2 + 100.0 * 10000) / 2));
+  // A sparse model's queries read at most its top-k: DeepSeek-V3.2's 2,048.
+  const ModelArch v32 = imported("deepseek-v3.2");
+  CHECK(v32.attended(100000) == 2048);
+  CHECK(v32.attended_pairs(4096, 0) == Approx(2048.0 * 2048 / 2 + 2048.0 * 2048));
+}

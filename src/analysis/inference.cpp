@@ -268,12 +268,35 @@ int runtime_max_seqs(Runtime r, const Device& d) {
   }
 }
 
-Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp) {
+namespace {
+// The main cache's bytes per token: without a sparse model's indexer keys.
+Bytes attention_kv_per_token(const ModelArch& m, double elem_bytes, int tp) {
   // MLA caches the compressed latent and the rotary key once per layer, whole on every rank.
   const double layers = m.attention_layers();
   if (m.mla()) return bytes(layers * (m.kv_lora_rank + m.qk_rope_dim) * elem_bytes);
   const int heads = std::max(1, (m.kv_heads + tp - 1) / tp);
   return bytes(2.0 * layers * heads * m.head_dim * elem_bytes);
+}
+}  // namespace
+
+Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp) {
+  // A sparse model's indexer keeps its keys beside them, whole on every rank too.
+  return attention_kv_per_token(m, elem_bytes, tp) + bytes(m.attention_layers() * m.indexer_key_bytes());
+}
+
+Bytes kv_read_bytes(const ModelArch& m, double elem_bytes, int tp, double context, int batch) {
+  if (!m.sparse()) return kv_cache_bytes(m, elem_bytes, tp, static_cast<long>(std::ceil(context)), batch);
+  // The indexer reads every cached token's key; attention, the top-k tokens' entries alone.
+  const double topk = std::min(context, static_cast<double>(m.sparse_topk));
+  return (attention_kv_per_token(m, elem_bytes, tp) * topk + bytes(m.attention_layers() * m.indexer_key_bytes() * context)) *
+         static_cast<double>(batch);
+}
+
+Flops attention_flops(const ModelArch& m, double context, double queries, double tp) {
+  // 4 L d_q per key a query reads; the indexer's 2 heads x dim per key for every cached key.
+  return flops((4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * m.attended(context) +
+                2.0 * m.attention_layers() * m.indexer_heads * m.indexer_dim * (m.sparse() ? context : 0)) *
+               queries / tp);
 }
 
 Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch) {
@@ -548,8 +571,12 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const double cached = cached_prompt_tokens(s, static_cast<double>(tokens));
   const double fresh = static_cast<double>(tokens) - cached;
   const double n = fresh * prompts;
-  const Flops attention = flops(2.0 * m.attention_layers() * (fresh * fresh + 2 * fresh * cached) *
-                                static_cast<double>(m.q_width()) * prompts);
+  // Each query reads the keys before it up to its layer's window or top-k (attended_pairs); a
+  // sparse model's indexer scores every earlier key.
+  const double causal = fresh * fresh / 2 + fresh * cached;
+  const Flops attention = flops((4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * m.attended_pairs(fresh, cached) +
+                                 2.0 * m.attention_layers() * m.indexer_heads * m.indexer_dim * (m.sparse() ? causal : 0)) *
+                                prompts);
   // Layer splits run one device at a time; tensor and expert parallelism share the work.
   const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;
   // Attention's products at the compute precision's rate; beside int8 MMQ, flash attention's 16
@@ -606,8 +633,8 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const Seconds t_dense =
       std::max(stream_time(im, weight_bytes(dense_params, s)),
                Seconds(flops(2 * dense_active * own) / (peak * gemm_curve(gmax, im.compute.gemm_half, own, m.hidden, m.hidden))));
-  const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, 1, static_cast<long>(std::ceil(context)), static_cast<int>(own));
-  const Flops attention = flops(4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * context * own);
+  const Bytes kv = kv_read_bytes(m, s.kv_elem_bytes, 1, context, static_cast<int>(own));
+  const Flops attention = attention_flops(m, context, own, 1);
   const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / (peak * im.compute.gemm_max)));
   // The experts: those of the device's share that the batch touches, in one grouped GEMM over
   // the routed tokens' rows (expert_efficiency).
@@ -703,7 +730,7 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   const double split = serving_runtime(s.runtime) ? 1 : s.tp;
   const Bytes head = weight_bytes(im.params.head, s) * (split / s.tp);
   const Bytes blocks = decode_weight_bytes(im, static_cast<int>(std::min(rows, 1e9))) * split - head;
-  const Bytes kv = kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(context)), batch) * split;
+  const Bytes kv = kv_read_bytes(m, s.kv_elem_bytes, s.tp, context, batch) * split;
   const Bytes host_bytes = (blocks + kv) * (1 - share);
   const Seconds t_host = host_bytes.value() > 0
                              ? host_bytes / (im.host.memory_bw * decode_efficiency(im.host, im.settings.bpw).bandwidth)
@@ -723,7 +750,7 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
                              ? linear_compute(im, rows, tp_div, rows)
                              : seconds(2 * (im.params.active - im.params.embedding - im.params.output + im.params.head) * rows /
                                          (peak.value() * gemm_ceiling(im)));
-  const Flops attention = flops(4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * context * rows / tp_div);
+  const Flops attention = attention_flops(m, context, rows, tp_div);
   const Seconds t_linear = std::max(stream_time(im, blocks * share + head), linear);
   const auto attention_peak = runs_mmq(s, im.device) ? im.device.peak_for(DType::fp16) : peak;  // 16-bit beside MMQ
   const Seconds t_attention =

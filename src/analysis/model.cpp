@@ -30,6 +30,12 @@ ParamCounts count_params(const ModelArch& m) {
     if (m.linear_bias) p.attention += h;
     p.largest_tensor = h * qw;
   }
+  // DeepSeek sparse attention's lightning indexer: its query projection from the compressed query
+  // (or the input), one key projection with its LayerNorm, and a weight per indexer head.
+  if (m.sparse()) {
+    const double from = m.q_lora_rank > 0 ? m.q_lora_rank : h;
+    p.attention += from * m.indexer_heads * m.indexer_dim + h * m.indexer_dim + 2.0 * m.indexer_dim + h * m.indexer_heads;
+  }
   // A hybrid's linear mixers take the place of attention in their layers; per layer, the average.
   if (m.linear_layers > 0 && m.layers > 0)
     p.attention = (m.attention_layers() * p.attention + m.linear_layers * m.linear_params) / m.layers;
@@ -54,6 +60,33 @@ ParamCounts count_params(const ModelArch& m) {
   p.total = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_total + p.embedding + p.encoder + p.output;
   p.active = blocks_common + dense * p.dense_mlp + moe * p.moe_mlp_active + p.embedding + p.output;
   return p;
+}
+
+namespace {
+// Queries 1..n of a prefill after c cached tokens see c + i keys each, at most `bound` (none: 0);
+// the continuous form of that sum.
+double bounded_pairs(double n, double c, double bound) {
+  if (bound <= 0 || bound >= c + n) return n * n / 2 + n * c;
+  if (bound <= c) return n * bound;
+  const double x = bound - c;  // the queries before the bound is reached
+  return x * x / 2 + x * c + (n - x) * bound;
+}
+}  // namespace
+
+double ModelArch::attended(double context) const {
+  const double n = attention_layers();
+  if (n <= 0) return 0;
+  const double windowed = sliding_window > 0 ? sliding_layers : 0;
+  const double rest = sparse() ? std::min(context, static_cast<double>(sparse_topk)) : context;
+  return (windowed * std::min(context, static_cast<double>(sliding_window)) + (n - windowed) * rest) / n;
+}
+
+double ModelArch::attended_pairs(double fresh, double cached) const {
+  const double n = attention_layers();
+  if (n <= 0) return 0;
+  const double windowed = sliding_window > 0 ? sliding_layers : 0;
+  const double rest = bounded_pairs(fresh, cached, static_cast<double>(sparse_topk));
+  return (windowed * bounded_pairs(fresh, cached, static_cast<double>(sliding_window)) + (n - windowed) * rest) / n;
 }
 
 ModelArch synthesize_dense(double params) {

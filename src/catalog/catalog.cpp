@@ -154,6 +154,10 @@ std::optional<Contradiction> contradiction(const Record& r, const Kinds& kinds) 
                                               n("linear_layers"), n("sliding_layers"), layers));
     if (n("linear_layers") > 0 && (!r.has("linear_params") || !r.has("linear_state_bytes")))
       return bad("linear_layers", "linear layers need linear_params and linear_state_bytes");
+    if (n("sparse_topk") > 0 && (!r.has("indexer_heads") || !r.has("indexer_dim")))
+      return bad("sparse_topk", "sparse attention needs indexer_heads and indexer_dim");
+    if ((r.has("indexer_heads") || r.has("indexer_dim")) && !r.has("sparse_topk"))
+      return bad(r.has("indexer_heads") ? "indexer_heads" : "indexer_dim", "an indexer needs sparse_topk");
     if (experts > 1 && !r.has("active_experts")) return bad("experts", "an MoE model needs active_experts (routed experts per token)");
     if (r.has("active_experts") && n("active_experts") > experts)
       return bad("active_experts", fmt::format("{:.0f} routed experts per token, more than the {:.0f} experts", n("active_experts"), experts));

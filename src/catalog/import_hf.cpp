@@ -314,10 +314,18 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
                                                        other_layers, layers)
                                          : "its linear-attention or state-space layers are planned as full attention (their KV cache "
                                            "and attention cost are overstated)");
-  if (auto k = number_of(c, {"index_topk"}, path); k && *k > 0)
-    f.caveats.push_back(fmt::format("its sparse attention (each query reads {:.0f} selected tokens) is planned as dense attention, "
-                                    "and the indexer's weights are not counted",
-                                    *k));
+  // DeepSeek sparse attention: the indexer's shape and top-k, counted and cached exactly.
+  if (auto k = number_of(c, {"index_topk"}, path); k && *k > 0) {
+    const auto ih = number_of(c, {"index_n_heads"}, path), idim = number_of(c, {"index_head_dim"}, path);
+    if (!ih || !idim || *ih <= 0 || *idim <= 0)
+      fail(Exit::data, fmt::format("{}: error: index_topk needs index_n_heads and index_head_dim (the sparse attention's indexer)", shown(path)));
+    f.set("sparse_topk", *k);
+    f.set("indexer_heads", *ih);
+    f.set("indexer_dim", *idim);
+    f.caveats.push_back("training prices its sparse attention as dense attention (inference reads the top-k tokens)");
+    if (auto freq = number_of(c, {"index_topk_freq"}, path); freq && *freq > 1)
+      f.caveats.push_back(fmt::format("its indexer is shared by {:.0f} layers at a time; it is counted in every layer", *freq));
+  }
   if (auto mtp = number_of(c, {"num_nextn_predict_layers", "mtp_num_hidden_layers"}, path); mtp && *mtp > 0)
     f.caveats.push_back(fmt::format("its {:.0f} multi-token-prediction layer(s) are not counted", *mtp));
   if (root.contains("vision_config")) {

@@ -38,7 +38,9 @@ model $'experts = 8\nactive_experts = 2\ndense_layers = 10' >"$TMP/m1.toml"
 model $'experts = 8\nactive_experts = 9' >"$TMP/m2.toml"
 model 'kv_heads = 5' >"$TMP/m3.toml"
 model $'linear_layers = 2\nlinear_params = "30M"' >"$TMP/m4.toml"  # no state, and no attention layer left
-for f in m1:dense_layers m2:active_experts m3:kv_heads m4:linear_layers; do
+model 'sparse_topk = 2048' >"$TMP/m5.toml"  # sparse attention with no indexer
+model 'indexer_dim = 128' >"$TMP/m6.toml"   # an indexer with no top-k
+for f in m1:dense_layers m2:active_experts m3:kv_heads m4:linear_layers m5:sparse_topk m6:indexer_dim; do
   run catalog check "$TMP/${f%%:*}.toml"
   expect_rc 65; expect_err "model 'bad': ${f#*:}"
   run infer --model bad --catalog "$TMP/${f%%:*}.toml"

@@ -116,11 +116,18 @@ Bytes runtime_reserve(Runtime r, const Device& d, int tp, Bytes weights_and_work
 // KV limit already bounds, and llama.cpp's to its --parallel slots.
 int runtime_max_seqs(Runtime r, const Device& d);
 
-// KV bytes per token on one device (all layers; K and V; heads split by tp, never below one).
+// KV bytes per token on one device (all layers; K and V; heads split by tp, never below one; a
+// sparse model's indexer keys beside them).
 Bytes kv_bytes_per_token(const ModelArch& m, double elem_bytes, int tp);
 // KV bytes for `batch` sequences of `context` tokens on one device; sliding-window layers hold
 // at most the window.
 Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch);
+// What a decode step reads of that cache: all of it, but a sparse model's attention reads only
+// its top-k tokens' entries (its indexer, every token's key).
+Bytes kv_read_bytes(const ModelArch& m, double elem_bytes, int tp, double context, int batch);
+// Attention's FLOPs for `queries` queries over `context` cached tokens, split `tp` ways: 4 L d_q
+// per key each reads (ModelArch::attended), and a sparse model's indexer over every key.
+Flops attention_flops(const ModelArch& m, double context, double queries, double tp);
 
 struct InferMemory {
   Bytes weights = bytes(0), kv_per_token = bytes(0), kv = bytes(0), workspace = bytes(0), reserve = bytes(0);

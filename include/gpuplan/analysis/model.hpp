@@ -29,6 +29,11 @@ struct ModelArch {
   // Mixture of experts (experts > 1) and multi-head latent attention (kv_lora_rank > 0).
   int experts = 0, active_experts = 0, shared_experts = 0, expert_ffn = 0, dense_layers = 0;
   int q_lora_rank = 0, kv_lora_rank = 0, qk_rope_dim = 0, qk_nope_dim = 0, v_head_dim = 0;
+  // DeepSeek sparse attention (DeepSeek-V3.2, arXiv 2512.02556): in every attention layer a
+  // lightning indexer of indexer_heads x indexer_dim scores all cached tokens for each query, which
+  // then attends to the sparse_topk best. The indexer keeps its own key cache.
+  long sparse_topk = 0;
+  int indexer_heads = 0, indexer_dim = 0;
   double stated_total = 0, stated_active = 0;
   // A multimodal checkpoint's vision or audio encoder and projector: weights held beside the
   // language model (on its first pipeline stage), with no work per generated token.
@@ -43,6 +48,16 @@ struct ModelArch {
 
   bool moe() const { return experts > 1; }
   bool mla() const { return kv_lora_rank > 0; }
+  bool sparse() const { return sparse_topk > 0; }
+  // The indexer's key cache per token and attention layer: FP8 keys with an FP32 scale per block
+  // of 128 (132 bytes for DeepSeek-V3.2's 128-wide keys), whatever the main cache's type.
+  double indexer_key_bytes() const { return sparse() ? indexer_dim + 4.0 * ((indexer_dim + 127) / 128) : 0; }
+  // The keys one query reads at `context` cached tokens, averaged over the attention layers: a
+  // sliding-window layer's at most its window, a sparse one's its top-k, others all.
+  double attended(double context) const;
+  // The (query, key) pairs of a prefill of `fresh` tokens after `cached` ones, averaged over the
+  // attention layers, each query seeing the keys before it up to its layer's bound.
+  double attended_pairs(double fresh, double cached) const;
   bool gated() const { return activation != Activation::gelu; }
   int moe_layers() const { return moe() ? layers - dense_layers : 0; }
   // Layers with attention over the context (and a KV cache).
