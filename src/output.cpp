@@ -162,7 +162,12 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
     // Without --force the name is taken only if it is still free: of two runs racing to one
     // path, exactly one succeeds (renameat2 with RENAME_NOREPLACE; where the file system lacks
     // it, link, which fails on an existing name, then unlink).
+#ifdef RENAME_NOREPLACE
     int moved = ::renameat2(AT_FDCWD, tmpl.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+#else
+    int moved = -1;  // a C library without renameat2 (the web build's): link and unlink
+    errno = ENOSYS;
+#endif
     if (moved != 0 && (errno == EINVAL || errno == ENOSYS)) {
       moved = ::link(tmpl.c_str(), path.c_str());
       if (moved == 0) ::unlink(tmpl.c_str());

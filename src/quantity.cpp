@@ -2,9 +2,12 @@
 #include "gpuplan/quantity.hpp"
 
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <fmt/format.h>
 #include <utility>
 
@@ -12,6 +15,40 @@
 
 namespace gpuplan {
 namespace {
+
+// std::from_chars for a double, where the standard library has it (libstdc++ 11 on). libc++
+// before 17 (the web build's emscripten) has not: there the longest decimal number at the start
+// (digits, a point, digits, an exponent), which is what from_chars reads, goes to strtod in the
+// "C" locale the program runs in.
+std::from_chars_result decimal_from_chars(const char* b, const char* e, double& v) {
+#if defined(_LIBCPP_VERSION) && _LIBCPP_VERSION < 170000
+  const char* p = b;
+  const auto digits = [&] {
+    const char* from = p;
+    while (p < e && std::isdigit(static_cast<unsigned char>(*p))) ++p;
+    return p > from;
+  };
+  bool any = digits();
+  if (p < e && *p == '.') {
+    ++p;
+    any = digits() || any;
+  }
+  if (!any) return {b, std::errc::invalid_argument};
+  if (p < e && (*p == 'e' || *p == 'E')) {
+    const char* mark = p++;
+    if (p < e && (*p == '+' || *p == '-')) ++p;
+    if (!digits()) p = mark;
+  }
+  const std::string text(b, p);
+  errno = 0;
+  const double r = std::strtod(text.c_str(), nullptr);
+  if (errno == ERANGE) return {p, std::errc::result_out_of_range};
+  v = r;
+  return {p, std::errc()};
+#else
+  return std::from_chars(b, e, v, std::chars_format::general);
+#endif
+}
 
 struct Suffix {
   std::string_view text;
@@ -136,7 +173,7 @@ double parse_quantity(std::string_view text, QuantityKind kind) {
   double value = 0;
   const char* begin = s.data();
   const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(begin, end, value, std::chars_format::general);
+  auto [ptr, ec] = decimal_from_chars(begin, end, value);
   if (ec == std::errc::result_out_of_range) return reject("is out of range");
   if (ec != std::errc()) return reject("is not a number");
   std::string_view rest(ptr, static_cast<std::size_t>(end - ptr));
@@ -153,7 +190,7 @@ double parse_quantity(std::string_view text, QuantityKind kind) {
   const double k = std::round(std::log10(factor));
   if (factor > 1 && std::pow(10.0, k) == factor && digits.find_first_of("eE") == std::string_view::npos) {
     const std::string decimal = fmt::format("{}e{}", digits, static_cast<int>(k));
-    std::from_chars(decimal.data(), decimal.data() + decimal.size(), result, std::chars_format::general);
+    decimal_from_chars(decimal.data(), decimal.data() + decimal.size(), result);
   }
   if (!std::isfinite(result)) return reject("is out of range");
   if (kind == QuantityKind::fraction && result > 1.0) return reject("is above 1 (100%)");

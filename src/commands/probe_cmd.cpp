@@ -81,7 +81,9 @@ ChildResult run_child(const std::string& exe, bool quick) {
   const pid_t pid = ::fork();
   if (pid < 0) fail(Exit::software, fmt::format("cannot run {}: {}", exe, std::strerror(errno)));
   if (pid == 0) {
+#ifndef __EMSCRIPTEN__  // the web build has no processes to fork (fork fails there first)
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
     if (quick) ::execl(exe.c_str(), exe.c_str(), "--quick", static_cast<char*>(nullptr));
