@@ -709,3 +709,21 @@ TEST_CASE("mlp-only quantisation keeps attention's projections and saved inputs 
             bytes_of(layer_activations(m, all.settings.train, l, Recompute::selective)) ==
         Approx(s * b * h - s * b * q).epsilon(1e-12));
 }
+
+TEST_CASE("flash attention in training skips the pairs beyond a sliding window", "[step]") {
+  // A 4-layer GPT at 8,192 tokens on an A100 with flash attention: a window as long as the
+  // sequence changes nothing, and a step is linear in each layer's pairs, so windowing half the
+  // layers costs the mean of none and all (2,048^2 / 2 + 6,144 x 2,048 pairs against 8,192^2 / 2).
+  StepModel full = a100_gpt(4, 4096, 32, 8192);
+  full.settings.train.flash_attention = true;
+  Layout l;
+  StepModel same = full, all = full, half = full;
+  same.model.sliding_window = 8192, same.model.sliding_layers = 4;
+  all.model.sliding_window = 2048, all.model.sliding_layers = 4;
+  half.model.sliding_window = 2048, half.model.sliding_layers = 2;
+  CHECK(all.model.attended_pairs(8192, 0) == Approx(2048.0 * 2048 / 2 + 6144.0 * 2048));
+  CHECK(step_parts(same, l).per_micro == Approx(step_parts(full, l).per_micro).epsilon(1e-12));
+  CHECK(step_parts(all, l).per_micro < step_parts(full, l).per_micro);
+  CHECK(step_parts(half, l).per_micro ==
+        Approx((step_parts(full, l).per_micro + step_parts(all, l).per_micro) / 2).epsilon(1e-12));
+}

@@ -81,11 +81,11 @@ double ModelArch::attended(double context) const {
   return (windowed * std::min(context, static_cast<double>(sliding_window)) + (n - windowed) * rest) / n;
 }
 
-double ModelArch::attended_pairs(double fresh, double cached) const {
+double ModelArch::attended_pairs(double fresh, double cached, bool sparse) const {
   const double n = attention_layers();
   if (n <= 0) return 0;
   const double windowed = sliding_window > 0 ? sliding_layers : 0;
-  const double rest = bounded_pairs(fresh, cached, static_cast<double>(sparse_topk));
+  const double rest = bounded_pairs(fresh, cached, sparse ? static_cast<double>(sparse_topk) : 0);
   return (windowed * bounded_pairs(fresh, cached, static_cast<double>(sliding_window)) + (n - windowed) * rest) / n;
 }
 

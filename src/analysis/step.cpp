@@ -246,10 +246,12 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   const bool lowp = low_precision(st.precision), mlp_only = lowp && st.low_precision_mlp_only;
   const double to16 = lowp ? peak * gmax / (peak16 * e.gemm_max) : 1;
   double attn_gemm = (gemm(h, (qw + 2 * kvw) / t) + gemm(qw / t, h)) * (mlp_only ? to16 : 1);
-  // Attention core (QK^T and PV): causal flash attention skips half the blocks.
-  const double causal = st.train.flash_attention ? 0.5 : 1.0;
+  // Attention core (QK^T and PV): causal flash attention skips the blocks above the diagonal and,
+  // in a sliding-window layer, those beyond the window (attended_pairs, averaged over the layers);
+  // eager attention computes the whole score matrix, masked. Each cp rank has 1/cp of the pairs.
   const double full_seq = st.train.seq_len;
-  double core_flops = 4 * b * s * full_seq * qw / t * causal;
+  double core_flops = 4 * b * qw / t *
+                      (st.train.flash_attention ? m.attended_pairs(full_seq, 0, false) / l.cp : s * full_seq);
   const double core_peak = low_precision(st.precision) ? peak16 : peak;
   double core_eff = st.train.flash2 && e.flash2_ceiling > 0 ? e.flash2_ceiling : e.gemm_max * 0.8;
   // Flash attention's rate grows with the keys each kernel call sees, L / (L + 238): fitted on

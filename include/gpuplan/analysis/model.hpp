@@ -56,8 +56,9 @@ struct ModelArch {
   // sliding-window layer's at most its window, a sparse one's its top-k, others all.
   double attended(double context) const;
   // The (query, key) pairs of a prefill of `fresh` tokens after `cached` ones, averaged over the
-  // attention layers, each query seeing the keys before it up to its layer's bound.
-  double attended_pairs(double fresh, double cached) const;
+  // attention layers, each query seeing the keys before it up to its layer's bound (with `sparse`
+  // false, a sparse layer's as dense: training's, which the step prices dense).
+  double attended_pairs(double fresh, double cached, bool sparse = true) const;
   bool gated() const { return activation != Activation::gelu; }
   int moe_layers() const { return moe() ? layers - dense_layers : 0; }
   // Layers with attention over the context (and a KV cache).
