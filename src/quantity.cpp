@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+// Quantities read from text with their units (quantity.hpp): plain SI numbers, locale-independent.
 #include "gpuplan/quantity.hpp"
 
 #include <array>
