@@ -485,3 +485,27 @@ TEST_CASE("Sliding-window and sparse layers bound the keys a query reads") {
   CHECK(v32.attended(100000) == 2048);
   CHECK(v32.attended_pairs(4096, 0) == Approx(2048.0 * 2048 / 2 + 2048.0 * 2048));
 }
+
+TEST_CASE("Jamba's Mamba layers and interleaved experts are counted exactly") {
+  // AI21 Jamba 1.5 Mini: 32 layers, attention in every 8th from layer 4 (4 layers), Mamba-1
+  // mixers in the other 28, an MoE MLP of 16 experts (top 2) in every 2nd from layer 1 (16).
+  // A mixer, d_inner 8,192 (2 x 4,096), state 16, conv 4, dt rank 256: in_proj 4,096 x 16,384,
+  // the convolution 8,192 x 4 and its bias, x_proj 8,192 x 288, dt_proj 256 x 8,192 and its bias,
+  // A_log 8,192 x 16, D, out_proj 8,192 x 4,096 and the dt, B and C norms (256 + 16 + 16).
+  const ModelArch j = imported("jamba-1.5-mini");
+  const double mixer = 4096.0 * 16384 + 8192 * 4 + 8192 + 8192.0 * 288 + 256.0 * 8192 + 8192 + 8192.0 * 16 + 8192 +
+                       8192.0 * 4096 + 288;
+  CHECK(j.linear_layers == 28);
+  CHECK(j.attention_layers() == 4);
+  CHECK(j.linear_params == Approx(mixer));
+  CHECK(j.moe_layers() == 16);
+  CHECK(j.caveat.empty());
+  // The state a sequence keeps: the float32 8,192 x 16 recurrent state and 3 16-bit inputs.
+  CHECK(j.linear_state_bytes == 8192.0 * 16 * 4 + 8192.0 * 3 * 2);
+  // The KV cache of its 4 attention layers (8 KV heads of 128).
+  CHECK(kv_bytes_per_token(j, 2, 1).value() == 4.0 * 2 * 8 * 128 * 2);
+  // AI21's model card: 52B parameters in total, 12B active.
+  const ParamCounts pc = count_params(j);
+  CHECK(pc.total == Approx(52e9).epsilon(0.01));
+  CHECK(pc.active == Approx(12e9).epsilon(0.01));
+}

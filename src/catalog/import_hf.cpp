@@ -111,6 +111,38 @@ std::optional<LinearMixer> mamba2(const json& c, double mixers, const std::strin
   return m;
 }
 
+// Layers i of `layers` with i % period == offset (Jamba's attention and expert layers).
+double every_period(double layers, double period, double offset) {
+  if (period < 1 || offset < 0 || offset >= layers) return 0;
+  return std::floor((layers - 1 - offset) / period) + 1;
+}
+
+// Jamba's Mamba (Mamba-1) mixers (transformers' JambaMambaMixer), in all but the attention layers
+// (every attn_layer_period-th from attn_layer_offset): in_proj h x 2 d_inner (d_inner = expand x
+// h), a depthwise convolution of kernel K over d_inner channels (with its bias where
+// mamba_conv_bias), x_proj d_inner x (dt_rank + 2 s), dt_proj dt_rank x d_inner with its bias,
+// A_log d_inner x s, D (d_inner), out_proj d_inner x h (in and out with biases where
+// mamba_proj_bias), and RMSNorms on dt, B and C (dt_rank + 2 s). Its state per sequence: the
+// d_inner x s recurrent state (float32 unless mamba_ssm_dtype says 16-bit) and the convolution's
+// last K - 1 inputs (16-bit).
+std::optional<LinearMixer> mamba1(const json& c, double layers, const std::string& path) {
+  const auto st = number_of(c, {"mamba_d_state"}, path), period = number_of(c, {"attn_layer_period"}, path);
+  if (!st || !period || *st <= 0) return std::nullopt;
+  const double h = required(c, {"hidden_size"}, path);
+  const double inner = number_of(c, {"mamba_expand"}, path).value_or(2) * h;
+  const double kernel = number_of(c, {"mamba_d_conv"}, path).value_or(4);
+  const auto rank = number_of(c, {"mamba_dt_rank"}, path);
+  const double dt = rank && *rank > 0 ? *rank : std::ceil(h / 16);  // "auto": ceil(h / 16)
+  const bool conv_bias = flag_of(c, "mamba_conv_bias", true), proj_bias = flag_of(c, "mamba_proj_bias", false);
+  LinearMixer m;
+  m.layers = layers - every_period(layers, *period, number_of(c, {"attn_layer_offset"}, path).value_or(0));
+  if (m.layers <= 0 || m.layers >= layers) return std::nullopt;
+  m.params = h * 2 * inner + inner * kernel + (conv_bias ? inner : 0) + inner * (dt + 2 * *st) + dt * inner + inner +
+             inner * *st + inner + inner * h + (proj_bias ? 2 * inner + h : 0) + dt + 2 * *st;
+  m.state_bytes = inner * *st * ssm_state_elem_bytes(c) + inner * (kernel - 1) * 2;
+  return m;
+}
+
 // A ViT encoder tower as SigLIP and CLIP build it (their transformers modelling code): patch
 // embedding (a C x p x p convolution with bias), one learned position per patch, L pre-norm blocks
 // of attention (four h x h matrices with biases) and a two-matrix MLP (with biases), two
@@ -224,6 +256,11 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
         moe_layers = static_cast<double>(c["moe_layers"].size());
       if (moe_layers < layers) f.set("dense_layers", layers - moe_layers);
     }
+    // Jamba: an MoE MLP in every expert_layer_period-th layer from expert_layer_offset.
+    if (auto period = number_of(c, {"expert_layer_period"}, path); period && *period > 1) {
+      const double moe_layers = every_period(layers, *period, number_of(c, {"expert_layer_offset"}, path).value_or(0));
+      if (moe_layers > 0 && moe_layers < layers) f.set("dense_layers", layers - moe_layers);
+    }
   }
   // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2).
   if (auto r = number_of(c, {"kv_lora_rank"}, path); r && *r > 0) {
@@ -272,11 +309,18 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   if (c.contains("layer_types") && c["layer_types"].is_array())
     for (const auto& t : c["layer_types"])
       other_layers += !(t.is_string() && (t.get<std::string>() == "full_attention" || t.get<std::string>() == "sliding_attention"));
+  bool mamba_planned = false;
+  // Jamba: Mamba-1 mixers in all but every attn_layer_period-th layer, counted exactly.
+  if (const auto mixer = type == "jamba" ? mamba1(c, layers, path) : std::nullopt) {
+    f.set("linear_layers", mixer->layers);
+    f.set("linear_params", mixer->params);
+    f.set("linear_state_bytes", mixer->state_bytes);
+    mamba_planned = true;
+  }
   // Nemotron-H: each of its layers is one of a Mamba-2 mixer (M), attention (*) or an MLP (-).
   // Planned as one layer per mixer with an MLP of the width that gives the same MLP weights in
   // all (the MLP-only layers' shared out), so that weights, FLOPs, KV cache and state are exact;
   // the layer count (launch overheads, pipeline stages) is the mixers'.
-  bool mamba_planned = false;
   const std::string pattern = text_of(c, "hybrid_override_pattern");
   if (!pattern.empty() && pattern.size() == static_cast<std::size_t>(layers) && pattern.find('E') == std::string::npos) {
     const double m = static_cast<double>(std::count(pattern.begin(), pattern.end(), 'M'));
