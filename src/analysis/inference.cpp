@@ -565,9 +565,9 @@ double cached_prompt_tokens(const InferSettings& s, double prompt) {
 Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
-  // A cached prefix is not computed again: the prompt's other tokens run the linear layers, and
-  // attend causally to each other (half the square) and to all of the cached ones, 4 L d_q
-  // (n^2 / 2 + n c) FLOPs; the weights are read once either way.
+  // A cached prefix is not computed again: the prompt's other tokens run the linear layers and
+  // attend causally to each other and to the cached ones (4 L d_q a pair); the weights are read
+  // once either way.
   const double cached = cached_prompt_tokens(s, static_cast<double>(tokens));
   const double fresh = static_cast<double>(tokens) - cached;
   const double n = fresh * prompts;
