@@ -112,8 +112,9 @@ std::vector<std::string> quant_ladder(Runtime r, const Device& d) {
 }
 
 bool runs_mmq(const InferSettings& s, const Device& d) {
-  return !serving_runtime(s.runtime) && is_gguf(s.quant) && d.memory_type == "gddr" &&
-         d.peak[static_cast<int>(DType::int8)] > 0;
+  // The name lookup last: a serving runtime's GEMMs (the deployment search's) ask at every step.
+  return !serving_runtime(s.runtime) && d.peak[static_cast<int>(DType::int8)] > 0 && d.memory_type == "gddr" &&
+         is_gguf(s.quant);
 }
 
 double gemm_ceiling(const InferModel& im) {
@@ -292,11 +293,18 @@ Bytes kv_read_bytes(const ModelArch& m, double elem_bytes, int tp, double contex
          static_cast<double>(batch);
 }
 
+namespace {
+// Attention's FLOPs over the attention layers for `read` (query, key) pairs attended, 4 d_q each,
+// and `scored` pairs a sparse model's indexer scores, 2 x its heads x width each.
+Flops pair_flops(const ModelArch& m, double read, double scored) {
+  return flops(m.attention_layers() * (4.0 * static_cast<double>(m.q_width()) * read +
+                                       (m.sparse() ? 2.0 * m.indexer_heads * m.indexer_dim * scored : 0)));
+}
+}  // namespace
+
 Flops attention_flops(const ModelArch& m, double context, double queries, double tp) {
-  // 4 L d_q per key a query reads; the indexer's 2 heads x dim per key for every cached key.
-  return flops((4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * m.attended(context) +
-                2.0 * m.attention_layers() * m.indexer_heads * m.indexer_dim * (m.sparse() ? context : 0)) *
-               queries / tp);
+  // Each query reads its layer's bound of the context (attended); the indexer scores all of it.
+  return pair_flops(m, m.attended(context), context) * (queries / tp);
 }
 
 Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch) {
@@ -545,14 +553,21 @@ double expert_efficiency(const InferModel& im, double tokens) {
                     m.hidden, (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn) / par);
 }
 
+namespace {
+// The rows each GEMM of a pass over `tokens` tokens has: all of them under a serving runtime,
+// llama.cpp's micro-batches of 512 otherwise.
+double gemm_rows(const InferSettings& s, double tokens) {
+  return serving_runtime(s.runtime) ? tokens : std::min(tokens, llama_ubatch);
+}
+}  // namespace
+
 Seconds linear_compute(const InferModel& im, double tokens, double devices, double logit_rows) {
   // The blocks for every token, the output projection (the embedding matrix where tied) for the
   // rows whose logits are sampled.
   const double active = im.params.active - im.params.embedding - im.params.output;
   const double routed = im.model.moe() ? im.model.moe_layers() * im.model.active_experts * im.params.expert : 0;
   const double peak = im.device.peak_for(im.settings.compute).value() * devices;
-  // llama.cpp runs a prompt in micro-batches of 512 tokens, each GEMM that many rows.
-  const double rows = serving_runtime(im.settings.runtime) ? tokens : std::min(tokens, llama_ubatch);
+  const double rows = gemm_rows(im.settings, tokens);
   Seconds t = seconds(2 * ((active - routed) * tokens + im.params.head * logit_rows) / (peak * linear_efficiency(im, rows)));
   if (routed > 0) t += seconds(2 * routed * tokens / (peak * expert_efficiency(im, rows)));
   return t;
@@ -573,17 +588,14 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const double n = fresh * prompts;
   // Each query reads the keys before it up to its layer's window or top-k (attended_pairs); a
   // sparse model's indexer scores every earlier key.
-  const double causal = fresh * fresh / 2 + fresh * cached;
-  const Flops attention = flops((4.0 * m.attention_layers() * static_cast<double>(m.q_width()) * m.attended_pairs(fresh, cached) +
-                                 2.0 * m.attention_layers() * m.indexer_heads * m.indexer_dim * (m.sparse() ? causal : 0)) *
-                                prompts);
+  const Flops attention =
+      pair_flops(m, m.attended_pairs(fresh, cached), fresh * fresh / 2 + fresh * cached) * static_cast<double>(prompts);
   // Layer splits run one device at a time; tensor and expert parallelism share the work.
   const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;
   // Attention's products at the compute precision's rate; beside int8 MMQ, flash attention's 16
   // bits on the 16-bit curve.
   const bool mmq = runs_mmq(s, im.device);
-  const double rows = serving_runtime(s.runtime) ? n : std::min(n, llama_ubatch);  // llama.cpp's micro-batches
-  const double attention_eff = linear_efficiency(im, rows) * (mmq ? im.compute.gemm_max / mmq_ceiling : 1);
+  const double attention_eff = linear_efficiency(im, gemm_rows(s, n)) * (mmq ? im.compute.gemm_max / mmq_ceiling : 1);
   // Only each prompt's last position is sampled: its logits alone run the output projection.
   const Seconds compute = linear_compute(im, n, par, prompts) +
                           attention / (im.device.peak_for(mmq ? DType::fp16 : s.compute) * (attention_eff * par));
