@@ -89,6 +89,9 @@ TEST_CASE("Hugging Face configs import as the catalog's records of the same mode
   const ModelArch oss = imported("gpt-oss-20b");
   CHECK(oss.native_quant == "mxfp4");
   CHECK(oss.native_quant_experts);
+  // DeepSeek's and Kimi's configs give FP8 with weight_block_size [128, 128]: block-scaled FP8.
+  CHECK(imported("deepseek-v3").native_quant == "fp8-block");
+  CHECK(imported("kimi-k2").native_quant == "fp8-block");
   // gpt-oss alternates sliding (128 tokens) and full layers: layer_types lists 12 of each.
   CHECK(oss.sliding_layers == 12);
 }

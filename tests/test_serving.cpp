@@ -376,11 +376,19 @@ TEST_CASE("an MoE decode step grows with the experts a batch touches not with ba
   const double one = decode_step_time(im, 1, 1000).value(), many = decode_step_time(im, 64, 1000).value();
   CHECK(many / one < 8);
   CHECK(many > one);
-  // The weights a step reads: every layer's dense part and touched experts, over tp.
+  // The weights a step reads: every layer's dense part and touched experts, over tp, and MLA's
+  // down-projections whole on every device (7168 x (1536 + 512 + 64) a layer, 61 layers, FP8).
   const ParamCounts pc = count_params(m);
   const double touched = 256 * (1 - std::pow(1 - 8.0 / 256, 64));
+  const double replicated = 61.0 * 7168 * (1536 + 512 + 64);
   CHECK(decode_weight_bytes(im, 64).value() ==
-        Approx((pc.total - pc.embedding - 58.0 * pc.expert * (256 - touched)) / 8));
+        Approx((pc.total - pc.embedding - 58.0 * pc.expert * (256 - touched)) / 8 + replicated * (1 - 1.0 / 8)));
+  // The same share in the weights each device holds, and in every token's linear FLOPs.
+  CHECK(im.memory.weights.value() == Approx(pc.total / 8 + replicated * (1 - 1.0 / 8)));
+  InferSettings one_device = s;
+  one_device.tp = 1;
+  const InferModel whole = make_infer_model(m, pc, h200, h200, one_device);
+  CHECK(whole.memory.weights.value() == Approx(pc.total));
 }
 
 TEST_CASE("a closed loop at a fixed concurrency obeys Little's law with M/D/1 prefill queueing", "[serving]") {
@@ -672,6 +680,52 @@ TEST_CASE("a fused MoE call streams the touched experts' slices and pays its flo
   // A dense model has no such call.
   const ModelArch dense = model_from_record(cat().get("models", "llama-3.1-8b"));
   CHECK(fused_moe_time(make_infer_model(dense, count_params(dense), h100, h100, s), 4).value() == 0);
+}
+
+TEST_CASE("MXFP4 experts widened in the kernel stream at their own share of the bandwidth", "[serving]") {
+  // gpt-oss-120b on one H100 under vLLM, one token: its 4 of 128 experts, each 3 x 2880 x 2880 +
+  // biases in MXFP4 (4.25 bits), read at 0.55 of 3.35 TB/s (Hopper has no FP4 tensor cores, so the
+  // kernel widens them to 16 bits as it reads), plus the 27 us floor. On a B200, which has FP4
+  // tensor cores, the same experts stream at the family's 0.85 of 8 TB/s.
+  const ModelArch m = model_from_record(cat().get("models", "gpt-oss-120b"));
+  const Device h100 = resolve_device(cat(), "h100-sxm"), b200 = resolve_device(cat(), "b200");
+  InferSettings s;
+  s.runtime = Runtime::vllm;
+  set_quant(s, "mxfp4", m, h100);
+  CHECK(s.dequant_fp4);
+  const ParamCounts pc = count_params(m);
+  const double four = 4 * pc.expert * 4.25 / 8;
+  CHECK(fused_moe_time(make_infer_model(m, pc, h100, h100, s), 1).value() == Approx(four / (0.55 * 3.35e12) + 27e-6));
+  set_quant(s, "mxfp4", m, b200);
+  CHECK_FALSE(s.dequant_fp4);
+  CHECK(fused_moe_time(make_infer_model(m, pc, b200, b200, s), 1).value() == Approx(four / (0.85 * 8e12) + 27e-6));
+  // llama.cpp's own MXFP4 kernels keep its decode fit: no widening there.
+  s.runtime = Runtime::llama_cpp;
+  set_quant(s, "mxfp4", m, h100);
+  const InferModel local = make_infer_model(m, pc, h100, h100, s);
+  CHECK(fused_moe_time(local, 1).value() == Approx(four / (local.decode.bandwidth * 3.35e12)));
+}
+
+TEST_CASE("block-scaled FP8 runs at the 16-bit rate on Hopper and at FP8's on Blackwell", "[serving]") {
+  const ModelArch r1 = model_from_record(cat().get("models", "deepseek-r1"));
+  const ModelArch llama = model_from_record(cat().get("models", "llama-3.1-70b"));
+  const Device h200 = resolve_device(cat(), "h200"), b200 = resolve_device(cat(), "b200");
+  InferSettings s;
+  // DeepSeek's own FP8 checkpoint has 128 x 128 scale blocks: fp8 names it.
+  REQUIRE(r1.native_quant == "fp8-block");
+  set_quant(s, "fp8", r1, h200);
+  CHECK(s.quant == "fp8-block");
+  CHECK(s.bpw == 8);
+  CHECK(s.compute == DType::bf16);
+  set_quant(s, "FP8", r1, b200);
+  CHECK(s.compute == DType::fp8);
+  // A per-tensor FP8 checkpoint (NVIDIA's ModelOpt) keeps FP8's rate on Hopper; Qwen's own FP8
+  // checkpoints are block-scaled, named so.
+  set_quant(s, "fp8", llama, h200);
+  CHECK(s.quant == "fp8");
+  CHECK(s.compute == DType::fp8);
+  set_quant(s, "fp8-block", llama, h200);
+  CHECK(s.compute == DType::bf16);
 }
 
 TEST_CASE("tensor parallelism across nodes reduces over the scale-out fabric as well", "[serving]") {

@@ -27,6 +27,17 @@ Bytes weight_bytes(double params, double routed, const InferSettings& s) {
 
 // Parameters of the transformer blocks alone (no embedding, no output head).
 double block_params(const ParamCounts& pc) { return pc.total - pc.embedding - pc.encoder - pc.output; }
+
+// What each of a serving runtime's tp devices holds and computes whole beyond its 1/tp share:
+// MLA's down-projections (the queries' and the keys' and values' latent with its rotary part),
+// which vLLM and SGLang keep replicated on every tensor-parallel rank (vLLM's fused_qkv_a_proj
+// and kv_a_proj_with_mqa, SGLang's fused_qkv_a_proj_with_mqa: ReplicatedLinear), over all layers,
+// as a share of one device's: params x (1 - 1/tp).
+double replicated_extra(const ModelArch& m, const InferSettings& s) {
+  if (!m.mla() || s.tp <= 1 || !serving_runtime(s.runtime)) return 0;
+  const double down = static_cast<double>(m.hidden) * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_dim);
+  return down * m.layers * (1 - 1.0 / s.tp);
+}
 }  // namespace
 
 Runtime parse_runtime(const std::string& s) {
@@ -65,9 +76,13 @@ struct Quant {
 // scale and zero per group of 128 = 4.25 (inference.md section 4). MXFP4: 32 FP4 (E2M1) elements
 // share one 8-bit power-of-two scale = 4.25 (OCP Microscaling Formats spec v1.0); NVFP4 (fp4, as
 // TensorRT-LLM names it): 16 elements share one FP8 (E4M3) scale = 4.5 (NVIDIA Blackwell).
+// fp8-block: FP8 weights with one FP32 scale per 128 x 128 block (and activations per 1 x 128
+// tile), DeepSeek-V3's format (arXiv 2412.19437 section 3.3), which Kimi K2's and Qwen3's FP8
+// checkpoints share: 4 bytes a 16,384 weights, 8 bits to the precision here.
 constexpr Quant quants[] = {
     {"fp32", 32, false, false},     {"bf16", 16, false, false},     {"fp16", 16, false, false},
-    {"fp8", 8, false, false},       {"int8", 8, false, false},      {"int4", 4.25, false, false},
+    {"fp8", 8, false, false},       {"fp8-block", 8, false, false}, {"int8", 8, false, false},
+    {"int4", 4.25, false, false},
     {"awq", 4.25, false, false},    {"gptq", 4.25, false, false},   {"mxfp4", 4.25, false, true},
     {"nvfp4", 4.5, false, true},    {"fp4", 4.5, false, true},      {"q8_0", 8.5, true, false},
     {"q6_k", 6.5625, true, false},  {"q5_1", 6.0, true, false},     {"q5_k_m", 5.70, true, false},
@@ -127,7 +142,8 @@ double gemm_ceiling(const InferModel& im) {
 }
 
 void set_quant(InferSettings& s, const std::string& quant, const ModelArch& m, const Device& d) {
-  const Quant& q = find_quant(quant);
+  // FP8 of a model whose own checkpoint is block-scaled (DeepSeek's) is that checkpoint.
+  const Quant& q = find_quant(lower(quant) == "fp8" && m.native_quant == "fp8-block" ? m.native_quant : quant);
   s.quant = q.name;
   s.bpw = q.bpw;
   s.expert_bpw = 0;
@@ -144,7 +160,16 @@ void set_quant(InferSettings& s, const std::string& quant, const ModelArch& m, c
     s.bpw = 16;
   }
   const auto has = [&](DType t) { return d.peak[static_cast<int>(t)] > 0; };
-  if (s.quant == "fp8" && has(DType::fp8)) s.compute = DType::fp8;
+  s.dequant_fp4 = q.fp4 && !has(DType::fp4);
+  // Hopper's tensor cores take one scale per operand: a block-scaled GEMM rescales its partial
+  // sums on the CUDA cores after every 128-deep slice of k (DeepSeek-V3 report, section 3.3.2),
+  // which costs it FP8's advantage. vLLM PR #23280 (H100, Sep 2025) measured DeepSeek-V3's
+  // N=2112 K=7168 GEMM at 2,048-8,192 rows at 427-490 TFLOP/s with 128 x 128 block scales against
+  // 648-716 in BF16; SGLang PR #5207 measured N=24576 K=7168 at 4,096 rows at 810 (vLLM's kernel)
+  // to 1,220 TFLOP/s (DeepGEMM). So they run at about the 16-bit rate there: estimate. Blackwell's
+  // tensor cores apply block scales themselves; CDNA's rate is left at FP8's for want of a measurement.
+  const bool blocks_cost_fp8 = s.quant == "fp8-block" && d.family == "hopper";
+  if ((s.quant == "fp8" || s.quant == "fp8-block") && has(DType::fp8) && !blocks_cost_fp8) s.compute = DType::fp8;
   else if (s.quant == "int8" && has(DType::int8)) s.compute = DType::int8;
   else if (runs_mmq(s, d)) s.compute = DType::int8;
   else if (q.fp4 && s.expert_bpw == 0 && has(DType::fp4)) s.compute = DType::fp4;
@@ -349,7 +374,8 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
   const double stage = stage_share(m, s.pp);
   const double stage_params = s.pp > 1 ? block_params(pc) * stage + std::max(pc.embedding + pc.encoder, pc.output) : pc.total;
   const double routed = routed_expert_params(m, pc);
-  r.weights = weight_bytes(stage_params, routed * stage, s) / static_cast<double>(s.tp);
+  r.weights = weight_bytes(stage_params, routed * stage, s) / static_cast<double>(s.tp) +
+              weight_bytes(replicated_extra(m, s) * stage, s);
   // Expert parallelism: every device keeps the rest whole and its share of the routed experts.
   if (s.ep > 1) r.weights = weight_bytes(pc.total - routed + routed / s.ep, routed / s.ep, s);
   r.kv_per_token = kv_bytes_per_token(m, s.kv_elem_bytes, s.tp) * stage;
@@ -490,28 +516,80 @@ int batch_limit(const InferModel& im) {
 
 const char* batch_limit_cause(const InferModel& im) { return batch_limit(im) < kv_batch_limit(im) ? "max_seqs" : "kv"; }
 
+namespace {
+// The routed experts a batch of tokens touches in one MoE layer: 1 - (1 - k/E)^B of them.
+double touched_experts(const ModelArch& m, double batch) {
+  const double k = m.active_experts, e = m.experts;
+  return e * (1 - std::pow(1 - k / e, batch));
+}
+}  // namespace
+
 Bytes decode_weight_bytes(const InferModel& im, int batch) {
   const ModelArch& m = im.model;
   const ParamCounts& pc = im.params;
   // The logits read the output projection: the embedding matrix itself where the two are tied.
   double params = block_params(pc) + pc.head, routed = 0;
   if (m.moe()) {
-    // A batch of tokens touches 1 - (1 - k/E)^B of the routed experts of each MoE layer.
-    const double k = m.active_experts, e = m.experts;
-    const double touched = e * (1 - std::pow(1 - k / e, batch));
-    params -= m.moe_layers() * pc.expert * (e - touched);
+    const double touched = touched_experts(m, batch);
+    params -= m.moe_layers() * pc.expert * (m.experts - touched);
     routed = m.moe_layers() * pc.expert * touched;
   }
-  return weight_bytes(params, routed, im.settings) / static_cast<double>(im.settings.tp);
+  return weight_bytes(params, routed, im.settings) / static_cast<double>(im.settings.tp) +
+         weight_bytes(replicated_extra(m, im.settings), im.settings);
 }
 
 namespace {
 // Time to stream `b` from the device's memory at the decode efficiency.
 Seconds stream_time(const InferModel& im, Bytes b) { return b / (im.device.memory_bw * im.decode.bandwidth); }
 
+// 4-bit float weights widened in the kernel (InferSettings::dequant_fp4) under a serving runtime
+// stream at dequant_stream of the datasheet bandwidth and compute at dequant_gemm of the GEMM
+// rate their shapes allow. Fitted on GPUStack's runs of vLLM 0.10.2 serving gpt-oss-120b's MXFP4
+// experts on one H100 (docs/performance-lab/gpt-oss-120b/h100.md): the four-user TPOT, 8.31 ms,
+// gives the stream's share, the bursts of 2K and 4K prompts the GEMMs'. Out of sample: the same
+// runs at tp 2 and 32K prompts, A100's and MI300X's (tests/validation/REPORT.md). llama.cpp's own
+// MXFP4 kernels keep its decode fit.
+constexpr double dequant_stream = 0.55, dequant_gemm = 0.35;
+
+bool dequantises(const InferModel& im) { return im.settings.dequant_fp4 && serving_runtime(im.settings.runtime); }
+
+// The extra time `b` bytes of widened 4-bit weights take over the family's streaming rate.
+Seconds dequant_extra(const InferModel& im, Bytes b) {
+  if (!dequantises(im)) return seconds(0);
+  return b / (im.device.memory_bw * dequant_stream) - stream_time(im, b);
+}
+
+// What a pass over `batch` tokens streams of its widened 4-bit weights, per device: the touched
+// experts where only they are in the format (gpt-oss), else every weight it reads.
+Bytes widened_bytes(const InferModel& im, double batch) {
+  const InferSettings& s = im.settings;
+  if (!dequantises(im)) return bytes(0);
+  if (s.expert_bpw <= 0) return decode_weight_bytes(im, static_cast<int>(std::min(batch, 1e9)));
+  const double routed = im.model.moe_layers() * im.params.expert * touched_experts(im.model, batch);
+  return bytes(routed * s.expert_bpw / 8 / s.tp);
+}
+
 // The fused-MoE calls' floor of one pass over the layers (serving runtimes; zero elsewhere).
 Seconds moe_floor(const InferModel& im) {
   return im.model.moe() ? im.decode.per_moe_layer * static_cast<double>(im.model.moe_layers()) : seconds(0);
+}
+
+// Expert parallelism's dispatch and combine around every MoE layer for `own` tokens a device:
+// their k copies in 16 bits, (ep - 1) / ep of them to other devices, over the scale-up link inside
+// its domain, else the device's share of the scale-out NICs.
+Seconds dispatch_combine(const InferModel& im, double own) {
+  const InferSettings& s = im.settings;
+  if (s.ep <= 1) return seconds(0);
+  const ModelArch& m = im.model;
+  const double ep = s.ep;
+  const bool inside = s.ep <= im.device.scale_up_domain;
+  const Link& link = inside ? im.device.scale_up : im.device.scale_out;
+  const double per_device = inside ? link.bw_per_direction.value()
+                                   : link.bw_per_direction.value() * std::max(1, im.device.nics_per_node) /
+                                         std::max(1, im.device.devices_per_node);
+  if (per_device <= 0) return seconds(0);
+  const double bytes_out = own * m.active_experts * m.hidden * 2 * (ep - 1) / ep;
+  return seconds(2 * m.moe_layers() * (bytes_out / (per_device * im.compute.link) + link.latency.value()));
 }
 
 // Two all-reduces per layer of `tokens` activations in 16 bits, one-shot through the switch at
@@ -568,8 +646,18 @@ Seconds linear_compute(const InferModel& im, double tokens, double devices, doub
   const double routed = im.model.moe() ? im.model.moe_layers() * im.model.active_experts * im.params.expert : 0;
   const double peak = im.device.peak_for(im.settings.compute).value() * devices;
   const double rows = gemm_rows(im.settings, tokens);
-  Seconds t = seconds(2 * ((active - routed) * tokens + im.params.head * logit_rows) / (peak * linear_efficiency(im, rows)));
-  if (routed > 0) t += seconds(2 * routed * tokens / (peak * expert_efficiency(im, rows)));
+  // Replicated weights: every one of the devices computes them for all the tokens.
+  const double whole = replicated_extra(im.model, im.settings) * devices;
+  // Widened 4-bit weights (the experts', or every one where the whole model is in the format)
+  // reach dequant_gemm of the rate their GEMMs' shape allows once the rows fill the device; a few
+  // rows' GEMMs, bound by the weights they stream, stay where the curve puts them.
+  const bool widen = dequantises(im), all = widen && im.settings.expert_bpw <= 0;
+  constexpr double full = 1e9;  // rows enough for the curve's wave term to vanish
+  double linear_eff = linear_efficiency(im, rows), expert_eff = expert_efficiency(im, rows);
+  if (all) linear_eff = std::min(linear_eff, linear_efficiency(im, full) * dequant_gemm);
+  if (widen) expert_eff = std::min(expert_eff, expert_efficiency(im, full) * dequant_gemm);
+  Seconds t = seconds(2 * ((active - routed + whole) * tokens + im.params.head * logit_rows) / (peak * linear_eff));
+  if (routed > 0) t += seconds(2 * routed * tokens / (peak * expert_eff));
   return t;
 }
 
@@ -600,24 +688,27 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const Seconds compute = linear_compute(im, n, par, prompts) +
                           attention / (im.device.peak_for(mmq ? DType::fp16 : s.compute) * (attention_eff * par));
   const Seconds read = s.ep > 1 ? stream_time(im, im.memory.weights)  // each device its own share
-                                : stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par));
+                                : stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par)) +
+                                      dequant_extra(im, widened_bytes(im, n) * (s.tp / par));
   Seconds t = std::max(compute, read) + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers);
   // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
   // weights over the host link for each micro-batch of 512 tokens.
   if (im.memory.offloaded_layers > 0 && im.device.host.bw_per_direction.value() > 0)
     t += im.memory.offloaded_bytes * std::ceil(n / llama_ubatch) / im.device.host.bw_per_direction;
-  return t + tp_allreduces(im, n);
+  // Expert parallelism: each device dispatches and combines its own prompts' tokens.
+  return t + tp_allreduces(im, n) + dispatch_combine(im, n / s.ep);
 }
 
 Seconds fused_moe_time(const InferModel& im, int tokens) {
   const ModelArch& m = im.model;
   if (!m.moe() || tokens < 1) return seconds(0);
   const InferSettings& s = im.settings;
-  const double k = m.active_experts, e = m.experts, tp = s.tp;
+  const double k = m.active_experts, tp = s.tp;
   // The experts `tokens` tokens touch, each device its 1/tp slice of each, read once; their GEMMs'
   // 2 tokens k P_expert FLOPs on the grouped-GEMM curve; and the call's floor.
-  const double touched = e * (1 - std::pow(1 - k / e, tokens)) * im.params.expert;
-  const Seconds read = stream_time(im, weight_bytes(touched, touched, s) / tp);
+  const double touched = touched_experts(m, tokens) * im.params.expert;
+  const Bytes touched_bytes = weight_bytes(touched, touched, s) / tp;
+  const Seconds read = stream_time(im, touched_bytes) + dequant_extra(im, touched_bytes);
   const Seconds work = seconds(2 * tokens * k * im.params.expert / tp /
                                (im.device.peak_for(s.compute).value() * expert_efficiency(im, tokens)));
   return std::max(read, work) + im.decode.per_moe_layer;
@@ -634,7 +725,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const ModelArch& m = im.model;
   const ParamCounts& pc = im.params;
   const InferSettings& s = im.settings;
-  const double ep = s.ep, k = m.active_experts, e = m.experts, layers = m.moe_layers();
+  const double ep = s.ep, k = m.active_experts, layers = m.moe_layers();
   const double own = std::ceil(batch / ep), routed_tokens = batch * k / ep;
   const auto peak = im.device.peak_for(s.compute);
   const double gmax = gemm_ceiling(im);
@@ -650,23 +741,15 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / (peak * im.compute.gemm_max)));
   // The experts: those of the device's share that the batch touches, in one grouped GEMM over
   // the routed tokens' rows (expert_efficiency).
-  const double touched = (e / ep) * (1 - std::pow(1 - k / e, batch));
+  const double touched = touched_experts(m, batch) / ep;
+  const Bytes expert_bytes = weight_bytes(layers * touched * pc.expert, layers * touched * pc.expert, s);
   const Seconds t_experts =
-      std::max(stream_time(im, weight_bytes(layers * touched * pc.expert, layers * touched * pc.expert, s)),
+      std::max(stream_time(im, expert_bytes) + dequant_extra(im, expert_bytes),
                Seconds(flops(2 * routed_tokens * layers * pc.expert) /
                        (peak * gemm_curve(gmax, im.compute.gemm_half, std::max(1.0, routed_tokens), m.hidden,
                                           (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn)))));
-  // Dispatch and combine: each device's own tokens' k copies in 16 bits, (ep - 1) / ep of them to
-  // other devices, over the scale-up link inside its domain, else the device's scale-out share.
-  const bool inside = s.ep <= im.device.scale_up_domain;
-  const Link& link = inside ? im.device.scale_up : im.device.scale_out;
-  const double per_device = inside ? link.bw_per_direction.value()
-                                   : link.bw_per_direction.value() * std::max(1, im.device.nics_per_node) /
-                                         std::max(1, im.device.devices_per_node);
-  const double bytes_out = own * k * m.hidden * 2 * (ep - 1) / ep;
-  const Seconds a2a = per_device > 0 ? seconds(2 * layers * (bytes_out / (per_device * im.compute.link) + link.latency.value()))
-                                     : seconds(0);
-  return t_dense + t_attention + t_experts + a2a + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers);
+  return t_dense + t_attention + t_experts + dispatch_combine(im, own) + moe_floor(im) +
+         im.decode.per_layer * static_cast<double>(m.layers);
 }
 }  // namespace
 
@@ -763,7 +846,7 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
                              : seconds(2 * (im.params.active - im.params.embedding - im.params.output + im.params.head) * rows /
                                          (peak.value() * gemm_ceiling(im)));
   const Flops attention = attention_flops(m, context, rows, tp_div);
-  const Seconds t_linear = std::max(stream_time(im, blocks * share + head), linear);
+  const Seconds t_linear = std::max(stream_time(im, blocks * share + head) + dequant_extra(im, widened_bytes(im, rows)), linear);
   const auto attention_peak = runs_mmq(s, im.device) ? im.device.peak_for(DType::fp16) : peak;  // 16-bit beside MMQ
   const Seconds t_attention =
       std::max(stream_time(im, kv * share), Seconds(attention / (attention_peak * im.compute.gemm_max)));

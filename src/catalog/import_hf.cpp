@@ -300,7 +300,8 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
     const json& q = root.contains("quantization_config") ? root["quantization_config"] : c["quantization_config"];
     const std::string method = q.is_object() ? text_of(q, "quant_method") : std::string();
     if (method == "mxfp4" && experts) f.set_text("native_quant", "mxfp4"), f.set_text("native_quant_scope", "experts");
-    if (method == "fp8") f.set_text("native_quant", "fp8");
+    // DeepSeek's, Kimi K2's and Qwen3's FP8 checkpoints give their 128 x 128 scale blocks.
+    if (method == "fp8") f.set_text("native_quant", q.contains("weight_block_size") ? "fp8-block" : "fp8");
   }
   // What the catalog's schema cannot describe: planned as the nearest thing it can, and said.
   if (!context && !gemma3)

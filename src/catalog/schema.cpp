@@ -170,7 +170,7 @@ constexpr std::array model_fields{
     F{"encoder_params", T::number, Q::count, false, 0, 1e11, {}, "a multimodal checkpoint's vision or audio encoder and projector: weights held beside the language model, no work per generated token"},
     F{"params_active", T::number, Q::count, false, 1e6, 1e14, {}, "active parameters per token (MoE)"},
     F{"native_quant", T::choice, Q::real, false, 0, 0,
-      "bf16|fp16|fp32|fp8|mxfp4|nvfp4|q8_0|q6_k|q5_k_m|q5_0|q5_1|q4_k_m|q4_0|q4_1|q3_k_m|q2_k|iq4_xs|iq4_nl|iq3_m|iq3_s|"
+      "bf16|fp16|fp32|fp8|fp8-block|mxfp4|nvfp4|q8_0|q6_k|q5_k_m|q5_0|q5_1|q4_k_m|q4_0|q4_1|q3_k_m|q2_k|iq4_xs|iq4_nl|iq3_m|iq3_s|"
       "iq3_xxs|iq2_m|iq2_xxs|iq1_m|iq1_s|gguf",
       "the format the published weights ship in (the default --quant; bf16 when absent; gguf: a GGUF file's own mix)"},
     F{"native_bits_per_weight", T::number, Q::real, false, 1, 32, {},

@@ -37,6 +37,9 @@ struct InferSettings {
   std::string quant = "bf16";
   double bpw = 16;
   double expert_bpw = 0;  // bits per routed-expert weight where the format gives them their own (gpt-oss's MXFP4); 0: bpw
+  // 4-bit float weights (MXFP4, NVFP4) on a device without FP4 tensor cores: a serving runtime's
+  // kernels widen them to 16 bits as they read them (dequant_stream, dequant_gemm in inference.cpp).
+  bool dequant_fp4 = false;
   DType compute = DType::bf16;
   double kv_elem_bytes = 2;
   int tp = 1;
