@@ -512,3 +512,32 @@ TEST_CASE("Jamba's Mamba layers and interleaved experts are counted exactly") {
   CHECK(pc.total == Approx(52e9).epsilon(0.01));
   CHECK(pc.active == Approx(12e9).epsilon(0.01));
 }
+
+TEST_CASE("Nemotron 3's MoE blocks are counted exactly beside its Mamba-2 and attention layers") {
+  // NVIDIA Nemotron 3 Nano 30B-A3B: 52 blocks, 23 Mamba-2 mixers (M), 6 attention (*) and 23 MoE
+  // blocks (E) of 128 squared-ReLU experts of 1,856 (6 a token) and a shared expert of 3,712.
+  // Planned as 29 layers of a mixer and an MoE MLP whose experts are 23/29 as wide, 1,472.
+  const ModelArch n = imported("nemotron-3-nano");
+  CHECK(n.layers == 29);
+  CHECK(n.linear_layers == 23);
+  CHECK(n.attention_layers() == 6);
+  CHECK(n.moe_layers() == 29);
+  CHECK(n.expert_ffn == 1472);
+  CHECK(n.shared_experts == 2);
+  // A Mamba-2 mixer, 64 heads of 64, 8 groups of state 128, conv 4: in_proj 2,688 x (2 x 4,096 +
+  // 2 x 8 x 128 + 64), the convolution with bias over 6,144 channels (x 5), dt_bias, A_log and D,
+  // the gated norm (4,096) and out_proj 4,096 x 2,688.
+  const double mixer = 2688.0 * (2 * 4096 + 2 * 8 * 128 + 64) + 6144.0 * 5 + 3 * 64 + 4096 + 4096.0 * 2688;
+  CHECK(n.linear_params == mixer);
+  // The experts' weights and each token's expert work are the model's: 23 x 128 x 2 x 2,688 x
+  // 1,856 routed and 23 x 2 x 2,688 x 3,712 shared (6 of the routed a token).
+  const ParamCounts pc = count_params(n);
+  CHECK(29 * 128 * pc.expert == Approx(23.0 * 128 * 2 * 2688 * 1856));
+  CHECK(29 * 6 * pc.expert == Approx(23.0 * 6 * 2 * 2688 * 1856));
+  // The KV cache of its 6 attention layers (2 KV heads of 128).
+  CHECK(kv_bytes_per_token(n, 2, 1).value() == 6.0 * 2 * 2 * 128 * 2);
+  // NVIDIA's model card: 31.6B parameters in total, 3.6B active with the embeddings.
+  CHECK(pc.total == Approx(31.6e9).epsilon(0.005));
+  CHECK(pc.active == Approx(3.6e9).epsilon(0.01));
+  CHECK(n.caveat.find("6 more routers") != std::string::npos);
+}

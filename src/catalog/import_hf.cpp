@@ -243,10 +243,14 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
     f.set("active_experts", required(c, {"num_experts_per_tok", "experts_per_token", "moe_topk"}, path));
     const double expert_ffn = number_of(c, {"moe_intermediate_size", "expert_intermediate_size"}, path).value_or(width);
     f.set("expert_ffn", expert_ffn);
-    if (auto shared = number_of(c, {"n_shared_experts", "num_shared_experts"}, path); shared && *shared > 0) {
+    // A shared expert's own width, where the config gives one (Qwen2-MoE, Nemotron-H), counts as
+    // that many of the routed experts' width: one wide shared expert.
+    const auto shared_width = number_of(c, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"}, path);
+    if (shared_width && *shared_width > 0) {
+      const double shared = number_of(c, {"n_shared_experts", "num_shared_experts"}, path).value_or(1);
+      f.set("shared_experts", std::max(1.0, std::round(std::max(1.0, shared) * *shared_width / expert_ffn)));
+    } else if (auto shared = number_of(c, {"n_shared_experts", "num_shared_experts"}, path); shared && *shared > 0) {
       f.set("shared_experts", *shared);
-    } else if (auto shared_width = number_of(c, {"shared_expert_intermediate_size"}, path); shared_width && *shared_width > 0) {
-      f.set("shared_experts", std::max(1.0, std::round(*shared_width / expert_ffn)));  // Qwen2-MoE: one wide shared expert
     }
     if (auto dense = number_of(c, {"first_k_dense_replace"}, path); dense && *dense > 0) f.set("dense_layers", *dense);
     if (llama4) {
@@ -322,24 +326,43 @@ ImportedFields import_hf_config(std::string_view text, const std::string& path, 
   // Planned as one layer per mixer with an MLP of the width that gives the same MLP weights in
   // all (the MLP-only layers' shared out), so that weights, FLOPs, KV cache and state are exact;
   // the layer count (launch overheads, pipeline stages) is the mixers'.
+  // Its MoE variants (Nemotron 3) have MoE blocks (E) in place of the MLPs: planned the same way,
+  // as one layer per mixer whose MoE MLP's experts (and shared expert) are narrowed so that the
+  // experts' weights and each token's expert FLOPs are the model's; only the router, one per
+  // layer, is counted in the mixers' layers rather than the MoE blocks'.
   const std::string pattern = text_of(c, "hybrid_override_pattern");
-  if (!pattern.empty() && pattern.size() == static_cast<std::size_t>(layers) && pattern.find('E') == std::string::npos) {
+  if (!pattern.empty() && pattern.size() == static_cast<std::size_t>(layers)) {
     const double m = static_cast<double>(std::count(pattern.begin(), pattern.end(), 'M'));
     const double a = static_cast<double>(std::count(pattern.begin(), pattern.end(), '*'));
     const double d = static_cast<double>(std::count(pattern.begin(), pattern.end(), '-'));
-    if (const auto mixer = mamba2(c, m, path); mixer && a > 0 && m + a + d == layers) {
-      const double mlp = std::round(width * d / (m + a));
-      f.set("layers", m + a);
-      f.set("ffn", mlp);
+    const double e = static_cast<double>(std::count(pattern.begin(), pattern.end(), 'E'));
+    const bool moe_blocks = e > 0 && d == 0 && f.has("experts");
+    if (const auto mixer = mamba2(c, m, path); mixer && a > 0 && m + a + d + e == layers && (e == 0 || moe_blocks)) {
+      const double mixers = m + a;
+      f.set("layers", mixers);
       f.set("linear_layers", mixer->layers);
       f.set("linear_params", mixer->params);
       f.set("linear_state_bytes", mixer->state_bytes);
       // Squared-ReLU MLPs have two matrices, as the plain (GeLU) MLP does.
       if (text_of(c, "mlp_hidden_act") == "relu2" || act == "relu2") f.set_text("activation", "gelu");
-      f.caveats.push_back(fmt::format("its {:.0f} layers ({:.0f} Mamba-2, {:.0f} attention, {:.0f} MLP alone) are planned as {:.0f} "
-                                      "layers of a mixer and an MLP {:.0f} wide: weights, FLOPs, KV cache and state as the "
-                                      "model has them, per-layer overheads and pipeline stages over {:.0f} layers",
-                                      layers, m, a, d, m + a, mlp, m + a));
+      if (moe_blocks) {
+        const double expert = number_of(c, {"moe_intermediate_size", "expert_intermediate_size"}, path).value_or(width);
+        const double narrowed = std::round(expert * e / mixers);
+        f.set("expert_ffn", narrowed);
+        f.set("ffn", narrowed);
+        f.caveats.push_back(fmt::format("its {:.0f} layers ({:.0f} Mamba-2, {:.0f} attention, {:.0f} MoE alone) are planned as "
+                                        "{:.0f} layers of a mixer and an MoE MLP whose experts are {:.0f} wide ({:.0f}/{:.0f} of "
+                                        "{:.0f}): weights, FLOPs, KV cache and state as the model has them but for {:.0f} more "
+                                        "routers, per-layer overheads and pipeline stages over {:.0f} layers",
+                                        layers, m, a, e, mixers, narrowed, e, mixers, expert, mixers - e, mixers));
+      } else {
+        const double mlp = std::round(width * d / mixers);
+        f.set("ffn", mlp);
+        f.caveats.push_back(fmt::format("its {:.0f} layers ({:.0f} Mamba-2, {:.0f} attention, {:.0f} MLP alone) are planned as "
+                                        "{:.0f} layers of a mixer and an MLP {:.0f} wide: weights, FLOPs, KV cache and state as "
+                                        "the model has them, per-layer overheads and pipeline stages over {:.0f} layers",
+                                        layers, m, a, d, mixers, mlp, mixers));
+      }
       mamba_planned = true;
     }
   }
