@@ -466,7 +466,10 @@ InferModel make_infer_model(const ModelArch& m, const ParamCounts& pc, const Dev
   // csrc/quantization/gguf: mmvq.cuh, vecdotq.cuh from ggml): it streams them no faster than
   // llama.cpp does.
   const bool own_kernels = serving_runtime(s.runtime) && !is_gguf(s.quant);
-  DecodeEfficiency decode = own_kernels ? serving_decode_efficiency(d) : decode_efficiency(d, s.bpw);
+  // A native mix (gpt-oss: MXFP4 experts, 16-bit attention) streams mostly its experts' blocks,
+  // which llama.cpp dequantises as it reads: the quantised formats' efficiency.
+  DecodeEfficiency decode =
+      own_kernels ? serving_decode_efficiency(d) : decode_efficiency(d, s.expert_bpw > 0 ? s.expert_bpw : s.bpw);
   if (serving_runtime(s.runtime) && !own_kernels) decode.origin = "GGUF weights on a serving runtime: llama.cpp's kernels, ported";
   return InferModel{m, pc, d, host, s, inference_memory(m, pc, d, s), decode, default_efficiency(d), nullptr};
 }
