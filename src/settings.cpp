@@ -232,8 +232,9 @@ const std::array table{
     choice("mode", "train|infer", cmd_memory, "train", "What memory sizes: training or inference",
            [](Scenario& s, V v) { s.mode = v.text; }),
     text("quant", cmd_memory | cmd_infer, "the model's native format (bf16; gpt-oss mxfp4 experts)",
-         "Inference weights: bf16, fp8, fp8-block (128 x 128 block scales: DeepSeek's, Kimi K2's and Qwen3's FP8 checkpoints; fp8 means it for a model that ships it), int8, int4, awq, mxfp4, nvfp4, fp4, q8_0, q4_k_m, iq4_xs, ... (any case), or auto "
-         "(the widest that fits)",
+         "Inference weights: bf16, fp8, fp8-block (128 x 128 block scales: DeepSeek's, Kimi K2's and Qwen3's FP8 "
+         "checkpoints; fp8 means it for a model that ships it), int8, int4, awq, mxfp4, nvfp4, fp4, q8_0, q4_k_m, iq4_xs, "
+         "... (any case), or auto (the widest that fits)",
          [](Scenario& s, V v) { s.quant = canonical_quant(v.text); }),
     integer("context", 1, 1e8, cmd_memory | cmd_infer, "prompt + output, else min(4096, the model's maximum)",
             "Inference context in tokens", [](Scenario& s, V v) { s.context = v.integer(); }),
