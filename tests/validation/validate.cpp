@@ -1089,14 +1089,16 @@ std::string concurrency_section(const Catalog& cat, Summary& serving) {
 // --quantization fp8 (the BF16 checkpoint's weights quantised on load) or BF16, measured with
 // vllm bench serve over random prompts of fixed length at max concurrency C (50 prompts to 5 C),
 // three repeats. One user: the TTFT (its p95; at one user the spread is under 4%) and the median
-// inter-token latency. More users: the output tokens/s. Two constants were fitted on rows of this
+// inter-token latency. More users: the output tokens/s and the TPOT p95. Two constants were fitted on rows of this
 // table (marked fit): the serving layer cost (45 us, BF16 128/128's latency) and vLLM's request
 // overhead (8.8 ms, the four 128-token TTFTs). `gpuplan infer --runtime vllm --gpus 1 --users C
 // --think-time 0`.
 struct VllmRow {
   const char* quant;
   int isl, osl, users;
-  double ttft_ms, itl_ms, tokens_per_s;  // one user: TTFT and ITL; more: output tokens/s
+  // One user: TTFT (p95) and the median inter-token latency; more: the TPOT p95 (a request's mean
+  // interval between tokens, as narrow across requests as a closed loop makes it) and output tokens/s.
+  double ttft_ms, itl_ms, tokens_per_s;
   bool fit_ttft = false, fit_itl = false;
 };
 constexpr VllmRow vllm_rows[] = {
@@ -1105,23 +1107,24 @@ constexpr VllmRow vllm_rows[] = {
     {"fp8", 8192, 512, 1, 205.08, 5.104, 182.6},        {"bf16", 128, 128, 1, 14.23, 6.826, 145.3, true, true},
     {"bf16", 128, 1024, 1, 14.10, 6.858, 145.7, true},  {"bf16", 1024, 128, 1, 34.31, 6.889, 141.0},
     {"bf16", 2048, 2048, 1, 61.34, 6.998, 142.4},       {"bf16", 8192, 512, 1, 253.87, 7.301, 128.8},
-    {"fp8", 128, 128, 4, 0, 0, 796.9},    {"fp8", 128, 128, 16, 0, 0, 3087.6},   {"fp8", 128, 128, 64, 0, 0, 9170.4},
-    {"fp8", 128, 1024, 4, 0, 0, 796.9},   {"fp8", 128, 1024, 16, 0, 0, 3027.0},  {"fp8", 128, 1024, 64, 0, 0, 8620.7},
-    {"fp8", 1024, 128, 4, 0, 0, 759.8},   {"fp8", 1024, 128, 16, 0, 0, 2393.3},  {"fp8", 1024, 128, 64, 0, 0, 3700.6},
-    {"fp8", 2048, 2048, 4, 0, 0, 716.2},  {"fp8", 2048, 2048, 16, 0, 0, 2136.1}, {"fp8", 2048, 2048, 64, 0, 0, 4033.0},
-    {"fp8", 8192, 512, 4, 0, 0, 505.4},   {"fp8", 8192, 512, 16, 0, 0, 966.3},   {"bf16", 128, 128, 4, 0, 0, 548.2},
-    {"bf16", 128, 128, 16, 0, 0, 2156.2}, {"bf16", 128, 128, 64, 0, 0, 6957.7},  {"bf16", 128, 1024, 4, 0, 0, 547.9},
-    {"bf16", 128, 1024, 16, 0, 0, 2116.8}, {"bf16", 128, 1024, 64, 0, 0, 6597.0}, {"bf16", 1024, 128, 4, 0, 0, 531.6},
-    {"bf16", 1024, 128, 16, 0, 0, 1756.8}, {"bf16", 1024, 128, 64, 0, 0, 2847.3}, {"bf16", 2048, 2048, 4, 0, 0, 506.4},
-    {"bf16", 2048, 2048, 16, 0, 0, 1625.1}, {"bf16", 2048, 2048, 64, 0, 0, 3462.8}, {"bf16", 8192, 512, 4, 0, 0, 377.6},
-    {"bf16", 8192, 512, 10, 0, 0, 625.7},
+    {"fp8", 128, 128, 4, 0, 4.7236, 796.9},    {"fp8", 128, 128, 16, 0, 5.0097, 3087.6},   {"fp8", 128, 128, 64, 0, 6.7276, 9170.4},
+    {"fp8", 128, 1024, 4, 0, 4.8298, 796.9},   {"fp8", 128, 1024, 16, 0, 5.2777, 3027.0},  {"fp8", 128, 1024, 64, 0, 7.366, 8620.7},
+    {"fp8", 1024, 128, 4, 0, 4.9098, 759.8},   {"fp8", 1024, 128, 16, 0, 7.1358, 2393.3},  {"fp8", 1024, 128, 64, 0, 16.4428, 3700.6},
+    {"fp8", 2048, 2048, 4, 0, 5.3838, 716.2},  {"fp8", 2048, 2048, 16, 0, 7.4497, 2136.1}, {"fp8", 2048, 2048, 64, 0, 15.7554, 4033.0},
+    {"fp8", 8192, 512, 4, 0, 7.3515, 505.4},   {"fp8", 8192, 512, 16, 0, 15.8221, 966.3},   {"bf16", 128, 128, 4, 0, 6.933, 548.2},
+    {"bf16", 128, 128, 16, 0, 7.2802, 2156.2}, {"bf16", 128, 128, 64, 0, 9.1006, 6957.7},  {"bf16", 128, 1024, 4, 0, 7.0248, 547.9},
+    {"bf16", 128, 1024, 16, 0, 7.5456, 2116.8}, {"bf16", 128, 1024, 64, 0, 9.6334, 6597.0}, {"bf16", 1024, 128, 4, 0, 7.1294, 531.6},
+    {"bf16", 1024, 128, 16, 0, 10.0664, 1756.8}, {"bf16", 1024, 128, 64, 0, 21.5832, 2847.3}, {"bf16", 2048, 2048, 4, 0, 7.6051, 506.4},
+    {"bf16", 2048, 2048, 16, 0, 9.8005, 1625.1}, {"bf16", 2048, 2048, 64, 0, 18.3399, 3462.8}, {"bf16", 8192, 512, 4, 0, 9.85, 377.6},
+    {"bf16", 8192, 512, 10, 0, 15.4396, 625.7},
 };
 
 std::string vllm_section(const Catalog& cat, Summary& serving) {
   std::string one = "| weights | ISL/OSL | TTFT measured | predicted | error | ITL measured | predicted | error |\n"
                     "|---|---|---:|---:|---:|---:|---:|---:|\n";
-  std::string many = "| weights | ISL/OSL | users | tokens/s measured | predicted | error |\n|---|---|---:|---:|---:|---:|\n";
-  Summary first, token, rate, out;
+  std::string many = "| weights | ISL/OSL | users | tokens/s measured | predicted | error | TPOT p95 measured | predicted | "
+                     "error |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  Summary first, token, rate, pace, out;
   for (const auto& r : vllm_rows) {
     const Scenario sc = scenario_of({{"model", "qwen3-8b"}, {"gpu", "h100-sxm"}, {"gpus", "1"}, {"quant", r.quant},
                                      {"runtime", "vllm"}, {"prompt-tokens", std::to_string(r.isl)},
@@ -1142,21 +1145,26 @@ std::string vllm_section(const Catalog& cat, Summary& serving) {
       one += fmt::format("| {} | {}/{} | {:.1f} ms | {:.1f} ms | {} | {:.2f} ms | {:.2f} ms | {} |\n", r.quant, r.isl, r.osl,
                          r.ttft_ms, ttft, et, r.itl_ms, itl, ei);
     } else {
-      const double tps = d.find("throughput_tokens_per_s")->as_number();
-      many += fmt::format("| {} | {}/{} | {} | {:.0f} | {:.0f} | {} |\n", r.quant, r.isl, r.osl, r.users, r.tokens_per_s, tps,
-                          add(rate, tps, r.tokens_per_s, false));
+      const double tps = d.find("throughput_tokens_per_s")->as_number(), tpot = 1000 * d.find("tpot_s")->as_number();
+      const std::string er = add(rate, tps, r.tokens_per_s, false), ep = add(pace, tpot, r.itl_ms, false);
+      many += fmt::format("| {} | {}/{} | {} | {:.0f} | {:.0f} | {} | {:.2f} ms | {:.2f} ms | {} |\n", r.quant, r.isl,
+                          r.osl, r.users, r.tokens_per_s, tps, er, r.itl_ms, tpot, ep);
     }
   }
-  std::printf("vllm: out of sample %zu cases median %.0f%% max %.0f%% (ttft %.0f%%, itl %.0f%%, throughput %.0f%%)\n",
+  std::printf("vllm: out of sample %zu cases median %.0f%% max %.0f%% (ttft %.0f%%, itl %.0f%%, throughput %.0f%%, "
+              "tpot at 4-64 users %.0f%%)\n",
               out.errors.size(), 100 * out.median(), 100 * out.max(), 100 * first.median(), 100 * token.median(),
-              100 * rate.median());
+              100 * rate.median(), 100 * pace.median());
   return fmt::format(
       "## vLLM at a fixed concurrency (Qwen3-8B on one H100, silybench-data; part of the serving corpus)\n\n"
       "vLLM 0.30.0 with vllm bench serve, one user (TTFT p95 and median inter-token latency) and 4 to 64 (output "
-      "tokens/s), `--runtime vllm --gpus 1 --users C --think-time 0`. Two constants were fitted on rows marked fit: "
-      "the serving layer cost, 45 us a layer and pass (BF16 128/128's latency), and vLLM's request overhead, 8.8 ms "
-      "(the 128-token TTFTs). Out of sample: {} cases, median absolute error {:.0f}%, max {:.0f}% (one-user TTFT "
-      "median {:.0f}%, one-user latency {:.0f}%, throughput {:.0f}%). The FP8 latencies are 4-9% fast: these runs "
+      "tokens/s and TPOT p95: each row a point of the throughput-interactivity frontier, throughput per GPU against "
+      "a user's tokens/s), `--runtime vllm --gpus 1 --users C --think-time 0`. Two constants were fitted on rows "
+      "marked fit: the serving layer cost, 45 us a layer and pass (BF16 128/128's latency), and vLLM's request "
+      "overhead, 8.8 ms (the 128-token TTFTs). Out of sample: {} cases, median absolute error {:.0f}%, max {:.0f}% "
+      "(one-user TTFT median {:.0f}%, one-user latency {:.0f}%, throughput {:.0f}%, TPOT at 4-64 users {:.0f}%). A "
+      "closed loop's requests each see about the same prefills land in their lives, so the TPOT p95 is close to "
+      "the mean the model gives. The FP8 latencies are 4-9% fast: these runs "
       "quantise on load to per-tensor FP8, whose small-batch GEMMs stream below the family's rate. The BF16 TTFTs of "
       "1k-8k prompts are 15-21% slow: prefill's BF16 GEMMs on H100 reach about 54% of peak here (31.4 us a token "
       "between 2k and 8k), above the training model's ceiling that the prefill uses, and no constant was changed for "
@@ -1165,7 +1173,7 @@ std::string vllm_section(const Catalog& cat, Summary& serving) {
       "compared. vLLM's log gives its KV cache as 430,272 tokens in the FP8 run; the model's 0.9 share leaves room "
       "for 460,500 (+7%).\n\n{}\n{}\n",
       out.errors.size(), 100 * out.median(), 100 * out.max(), 100 * first.median(), 100 * token.median(),
-      100 * rate.median(), one, many);
+      100 * rate.median(), 100 * pace.median(), one, many);
 }
 
 // ---- Megatron-Bridge performance summary, NeMo containers 25.11 and 26.02 (NVIDIA-NeMo/Megatron-
