@@ -157,7 +157,10 @@ void set_quant(InferSettings& s, const std::string& quant, const ModelArch& m, c
   // bf16 attention and router) ships that mix when asked for that format.
   if (!m.native_quant.empty() && m.native_quant_experts && s.quant == m.native_quant && m.moe()) {
     s.expert_bpw = q.bpw;
-    s.bpw = 16;
+    // llama.cpp's published GGUF of such a model (ggml-org's gpt-oss) keeps the experts' format and
+    // stores the rest as Q8_0: its 20B is 11.27 GiB for 20.91B parameters (llama.cpp
+    // benches/dgx-spark.md). Ollama's library build keeps them 16-bit (its gpt-oss:20b is 14 GB).
+    s.bpw = s.runtime == Runtime::llama_cpp ? find_quant("q8_0").bpw : 16;
   }
   const auto has = [&](DType t) { return d.peak[static_cast<int>(t)] > 0; };
   s.dequant_fp4 = q.fp4 && !has(DType::fp4);
@@ -424,6 +427,13 @@ DecodeEfficiency decode_efficiency(const Device& d, double bpw) {
     return sixteen ? DecodeEfficiency{0.95, seconds(24e-6), "GDDR, 16-bit weights: fit to llama.cpp's 2025-26 CUDA runs"}
                    : DecodeEfficiency{0.75, seconds(24e-6), "GDDR, quantised weights: fit to llama.cpp's 2025-26 CUDA runs"};
   // Two-term fits to llama.cpp's Llama-2 decode (XiongjieDai, Dec 2023; inference.md 5.1).
+  // Unified LPDDR behind CUDA (DGX Spark's GB10): the unified-memory streaming share above with the
+  // CUDA builds' per-layer cost (CUDA graphs). Checked out of sample on ggml-org's DGX Spark runs
+  // (tests/validation/REPORT.md).
+  const bool cuda = d.family == "volta" || d.family == "ampere" || d.family == "ada" || d.family == "hopper" ||
+                    d.family == "blackwell";
+  if (d.memory_type == "lpddr" && cuda)
+    return {0.86, seconds(24e-6), "unified LPDDR on CUDA: the unified-memory share, CUDA's per-layer cost"};
   if (d.memory_type == "lpddr") return {0.86, seconds(0.166e-3), "unified LPDDR: the M2 Ultra fit (Dec 2023 builds)"};
   if (d.memory_type == "ddr")
     return {0.60, seconds(0), "CPU DDR: about 80% of a STREAM ceiling that is about 75% of channels x MT/s x 8 B (estimate)"};

@@ -434,10 +434,12 @@ struct DecodeRow {
   bool fitted;       // the decode constants were fitted on this row (in-sample)
   bool current;      // a build from Aug 2024 on, what the constants model (older: reported)
   bool logits = true;  // false: pp512 at one token per micro-batch, where only the last token's logits are computed
+  double file_gib = 0;  // the GGUF's size where its mix is not the named format's alone: its bits per weight
 };
 // Current builds: llama.cpp pull requests' llama-bench tables (JohannesGaessler's, at -ub 1),
 // issue #6763 and PR #6766 (NVIDIA's CUDA graphs, Apr 2024, with graphs on), and ariya's
-// llama-bench run (dmatora/LLM-inference-speed-benchmarks issue #12, Aug 2024, build 3622).
+// llama-bench run (dmatora/LLM-inference-speed-benchmarks issue #12, Aug 2024, build 3622), and
+// ggml-org's own DGX Spark table (llama.cpp benches/dgx-spark.md, Nov 2025).
 // Older builds: inference.md 5.1 (XiongjieDai llama.cpp README, Dec 2023, Llama-2, tg128) and 5.2
 // (May 2024, Llama-3, tg512); the HBM and Apple constants come from the first. f16 runs as fp16.
 constexpr DecodeRow decode_rows[] = {
@@ -446,6 +448,15 @@ constexpr DecodeRow decode_rows[] = {
     {"PR 15802, 2025-09", "llama-3.1-8b", "q4_0", "rtx-3090", 1, 512, 155.02, true, true, false},
     {"issue 6763, 2024-04", "llama-2-7b", "q4_k_m", "h100-pcie", 1, 128, 163.83, true, true},
     {"ariya, 2024-08", "llama-3.1-8b", "q4_k_m", "rtx-3080", 1, 128, 111.95, false, true},
+    // ggml-org's DGX Spark runs (benches/dgx-spark.md, build 6918, Nov 2025; tg32), ggml-org's GGUFs:
+    // gpt-oss in MXFP4 with Q8_0 elsewhere, Qwen2.5-Coder-7B (Qwen2.5-7B's shapes) in Q8_0, Gemma 3 4B
+    // QAT in Q4_0 with its tied embedding (which every token's logits read) in a wider format: its file's
+    // 2.35 GiB over 3.88B parameters, 5.2 bits each, where Q4_0 alone would be 2.03 GiB.
+    {"dgx-spark.md, 2025-11", "gpt-oss-20b", "mxfp4", "dgx-spark", 1, 32, 84.10, false, true},
+    {"dgx-spark.md, 2025-11", "gpt-oss-120b", "mxfp4", "dgx-spark", 1, 32, 59.02, false, true},
+    {"dgx-spark.md, 2025-11", "qwen3-30b-a3b", "q8_0", "dgx-spark", 1, 32, 60.92, false, true},
+    {"dgx-spark.md, 2025-11", "qwen2.5-7b", "q8_0", "dgx-spark", 1, 32, 29.30, false, true},
+    {"dgx-spark.md, 2025-11", "gemma-3-4b", "q4_0", "dgx-spark", 1, 32, 78.97, false, true, true, 2.35},
     {"PR 6766, 2024-04", "llama-2-7b", "q4_0", "rtx-3090", 1, 128, 128.27, false, false},
     {"PR 6766, 2024-04", "llama-2-7b", "q4_0", "rtx-4090", 1, 128, 146.81, false, false},
     {"5.1", "llama-2-7b", "q4_0", "rtx-4090", 1, 128, 149.4, false, false},
@@ -559,9 +570,9 @@ std::string decode_section(const Catalog& cat, bool& ok, Summary& serving) {
     if (!r.logits) pc.head = 0;
     Device d = resolve_device(cat, r.gpu);
     InferSettings s;
-    s.quant = r.quant;
-    s.bpw = bits_per_weight(r.quant);
     s.runtime = Runtime::llama_cpp;
+    set_quant(s, r.quant, m, d);  // a native mix (gpt-oss) as llama.cpp's GGUF of it stores it
+    if (r.file_gib > 0) s.bpw = r.file_gib * 1024 * 1024 * 1024 * 8 / count_params(m).total;
     s.tp = r.gpus;
     s.context = r.tokens;
     Device host = resolve_host(no_flags(), cat, d);
@@ -595,7 +606,9 @@ std::string decode_section(const Catalog& cat, bool& ok, Summary& serving) {
       "The GDDR constants are a two-term fit to three 2025-26 CUDA runs (marked fit), whose llama-bench tests ran one "
       "token per micro-batch (-ub 1), so that only the last token's logits were computed (the model leaves out the "
       "output projection for them); the HBM constants are the Dec 2023 fits less CUDA graphs' measured saving (issue "
-      "6763, marked fit), the Apple ones the Dec 2023 M2 Ultra fit. Current builds (Aug 2024 on): {} "
+      "6763, marked fit), the Apple ones the Dec 2023 M2 Ultra fit; DGX Spark's unified LPDDR behind CUDA takes the "
+      "Apple streaming share with CUDA's per-layer cost, no constant of its own (its five rows are out of sample). "
+      "Current builds (Aug 2024 on): {} "
       "cases, median absolute error {:.1f}%, max {:.1f}%; out of sample median {:.1f}%, max {:.1f}% (target: every "
       "current case within 20%). The older builds' GDDR rows are reported, not a target: today's constants put them "
       "fast, by what the builds gained since (median {:.1f}% over all {} older rows). Even the first builds with CUDA "
