@@ -595,6 +595,14 @@ int run_cli(int argc, char** argv) {
     // CLI11's own codes are 100+; every parse problem is a usage error (2).
     std::string msg = e.what();
     if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
+    // A switch given a value it cannot read ("--fused-loss=maybe"): say which values it takes.
+    constexpr std::string_view prefix = "could not convert: ";
+    if (const auto eq = msg.find(" = "); e.get_name() == "ConversionError" && msg.rfind("could not convert: --", 0) == 0 &&
+                                         eq != std::string::npos) {
+      const std::string flag = msg.substr(prefix.size(), eq - prefix.size());
+      msg = fmt::format("{} is a switch: '{}' is not on or off; give {}, --no-{} or {}=true|false", flag,
+                        msg.substr(eq + 3), flag, flag.substr(2), flag);
+    }
     print_error(msg + " (see 'gpuplan --help')");
     return static_cast<int>(Exit::usage);
   }

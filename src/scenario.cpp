@@ -496,8 +496,6 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
       f.assumptions.push_back(assume("scale-out switch radix", f.scale_out.switch_radix, "ports", record_origin(link)));
     if (f.scale_out.switch_power.value() > 0)
       f.assumptions.push_back(assume("scale-out switch power", f.scale_out.switch_power.value(), "W", record_origin(link)));
-    else
-      f.warnings.push_back(fmt::format("no switch power for {} in the catalog: fabric power not counted", link.id));
     if (f.scale_out.port_usd > 0)
       f.assumptions.push_back(assume("scale-out port price", f.scale_out.port_usd, "USD/port", record_origin(link)));
     else

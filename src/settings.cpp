@@ -75,13 +75,18 @@ void apply_framework(Scenario& s, const std::string& name) {
   // Engine's fused attention. Chosen after seeing torchtitan's H100 rows, whose attention ran at
   // an FA2 rate: in sample for that choice.
   if (pytorch_fsdp && !s.has("attention")) s.step.train.flash_attention = true, s.step.train.flash2 = true;
+  // NeMo's GPT configs and Megatron-Bridge's model providers set cross_entropy_loss_fusion; XLA
+  // fuses MaxText's log-softmax into one pass. Megatron-LM leaves --cross-entropy-loss-fusion off,
+  // and DeepSpeed, FSDP and torchtitan models call PyTorch's cross_entropy on upcast logits.
+  if (!s.has("fused-loss")) s.step.train.fused_loss = nemo || name == "maxtext";
   // FSDP's mixed precision keeps fp32 shards as the master weights (FSDP2's MixedPrecisionPolicy,
   // torchtitan's param bf16 / reduce fp32 default): no 16-bit shard beside them.
   s.step.train.fp32_shards = pytorch_fsdp;
-  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}{}", name, s.step.tp_overlap,
-                                s.step.dp_overlap, sharded ? ", ZeRO-3 (full sharding)" : "",
+  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}{}, {} cross-entropy", name,
+                                s.step.tp_overlap, s.step.dp_overlap, sharded ? ", ZeRO-3 (full sharding)" : "",
                                 pytorch_fsdp ? " with fp32 shards as the master weights" : "",
-                                s.step.train.flash2 ? ", attention flash2 (PyTorch SDPA)" : ""));
+                                s.step.train.flash2 ? ", attention flash2 (PyTorch SDPA)" : "",
+                                s.step.train.fused_loss ? "fused" : "unfused"));
 }
 
 // clang-format off
@@ -178,6 +183,10 @@ const std::array table{
            "none (the step model's own defaults)",
            "Training framework: sets the overlaps and sharding it defaults to (explicit flags win)",
            [](Scenario& s, V v) { apply_framework(s, v.text); }),
+    flag("fused-loss", cmd_train | cmd_search,
+         "Cross-entropy in one fused kernel (6 bytes of memory traffic a logit, not PyTorch's unfused fp32 path's 36; "
+         "on with --framework nemo or maxtext)",
+         [](Scenario& s, V v) { s.step.train.fused_loss = v.on; }),
     number("tp-overlap", Q::fraction, 0, {}, 0, 1, false, cmd_train | cmd_search, "0",
            "Share of tensor-parallel comm hidden behind GEMMs (NeMo userbuffers ~1)",
            [](Scenario& s, V v) { s.step.tp_overlap = v.number; }),

@@ -455,8 +455,19 @@ TEST_CASE("A facility's year counts its idle share at the idle draw", "[bill]") 
   CHECK(db.cost.cloud);
 }
 
+TEST_CASE("A fabric without a switch power is warned of only where there is a fabric", "[bill]") {
+  Facility f = hand_facility();
+  f.scale_out.switch_power = watts(0);
+  FacilitySettings s;
+  CHECK(cluster_of(f, s, f.node.devices, 0).warnings.empty());  // one node: no scale-out switches
+  const auto w = cluster_of(f, s, 2 * f.node.devices, 0).warnings;
+  REQUIRE(w.size() == 1);
+  CHECK(w[0] == "no switch power for radix-unknown in the catalog: fabric power not counted");
+}
+
 TEST_CASE("A campus at the default site is warned to name one", "[bill]") {
   Facility f = hand_facility();
+  f.scale_out.switch_power = watts(1000);
   FacilitySettings s;
   // 10,000 devices: 1,250 nodes x 10 kW x PUE 1.5 = 18.75 MW at peak, above 10 MW.
   CHECK(cluster_of(f, s, 10000, 0).warnings.size() == 1);

@@ -710,6 +710,21 @@ TEST_CASE("mlp-only quantisation keeps attention's projections and saved inputs 
         Approx(s * b * h - s * b * q).epsilon(1e-12));
 }
 
+TEST_CASE("the loss over the vocabulary costs its logits memory traffic", "[step]") {
+  // Unfused (PyTorch's fp32 upcast, log-softmax and their backward) moves 36 bytes a logit, a fused
+  // kernel 6: at tp 2 each rank holds half the vocabulary, so the micro-batch differs by
+  // 30 s b V / 2 over the A100's streaming rate, plus the step's framework share.
+  StepModel unfused = a100_gpt(4, 2048, 16, 2048);
+  StepModel fused = unfused;
+  fused.settings.train.fused_loss = true;
+  Layout l;
+  l.tp = 2, l.micro_batch = 2;
+  const double s = 2048, b = 2, vocab = unfused.model.vocab;
+  const double bw = unfused.device.memory_bw.value() * unfused.settings.eff.memory;
+  CHECK(step_parts(unfused, l).per_micro - step_parts(fused, l).per_micro ==
+        Approx(30 * s * b * vocab / 2 / bw * (1 + unfused.settings.framework_overhead)).epsilon(1e-9));
+}
+
 TEST_CASE("flash attention in training skips the pairs beyond a sliding window", "[step]") {
   // A 4-layer GPT at 8,192 tokens on an A100 with flash attention: a window as long as the
   // sequence changes nothing, and a step is linear in each layer's pairs, so windowing half the

@@ -135,5 +135,13 @@ TEST_CASE("a framework sets its defaults where the flags have not", "[settings]"
   apply_setting(megatron, "framework", "megatron");
   CHECK(megatron.step.dp_overlap == 0);
   CHECK_FALSE(megatron.step.train.flash2);  // Transformer Engine's fused attention
+  // The cross-entropy: fused under NeMo's and MaxText's defaults, PyTorch's unfused path in the
+  // others, and an explicit flag given first is kept.
+  CHECK((nemo.step.train.fused_loss && maxtext.step.train.fused_loss));
+  CHECK_FALSE((megatron.step.train.fused_loss || fsdp.step.train.fused_loss));
+  Scenario unfused;
+  apply_setting(unfused, "fused-loss", "off");
+  apply_setting(unfused, "framework", "nemo");
+  CHECK_FALSE(unfused.step.train.fused_loss);
   CHECK_THROWS_AS(apply_setting(megatron, "framework", "jax"), Error);
 }

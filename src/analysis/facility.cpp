@@ -27,6 +27,9 @@ ClusterPower cluster_of(const Facility& f, const FacilitySettings& s, int gpus, 
         "split the cluster",
         c.fabric.nics, c.fabric.tiers, f.scale_out.switch_radix, f.scale_out.id, c.fabric.max_endpoints,
         format_sig(s.oversubscription)));
+  // Only a cluster of more than one node has a scale-out fabric to power.
+  if (c.nodes > 1 && !f.scale_out.id.empty() && f.scale_out.switch_power.value() <= 0)
+    c.warnings.push_back(fmt::format("no switch power for {} in the catalog: fabric power not counted", f.scale_out.id));
   c.storage_units = f.storage ? storage_units : 0;
   if (f.storage) c.storage_power = f.storage->power * static_cast<double>(storage_units);
   if (f.node.max_power.value() <= 0) return c;

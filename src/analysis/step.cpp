@@ -354,7 +354,15 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   double recompute = 0;
   if (l.recompute == Recompute::full) recompute = fwd - head;
   else if (l.recompute == Recompute::selective && !st.train.flash_attention) recompute = per_stage * attn_core;
-  double per_micro = (fwd + bwd + recompute) * (1 + st.framework_overhead);
+  // The loss over the vocabulary, memory-bound, on the last stage with the output layer. Unfused,
+  // as PyTorch's F.cross_entropy runs on 16-bit logits under autocast: the fp32 upcast (read 2,
+  // write 4 bytes a logit), log-softmax (4 + 4), the NLL backward's zero-filled gradient (4),
+  // log-softmax's backward (read 4 + 4, write 4) and the cast back to 16 bits (4 + 2): 36 bytes a
+  // logit. Fused (flash-attn's cross-entropy kernel, Megatron's fused vocab-parallel one): the
+  // forward reads the 16-bit logits once, the backward reads them again and writes their gradient,
+  // 6 bytes. Against 6N FLOPs a token this is 1-2% of a Llama 3 8B step, 10-20% of GPT-2 124M's.
+  const double loss = (st.train.fused_loss ? 6 : 36) * tokens * static_cast<double>(m.vocab) / t / mem_bw;
+  double per_micro = (fwd + bwd + recompute + loss) * (1 + st.framework_overhead);
   // Full recomputation's share, which a layout recomputing only some layers scales (step_time).
   if (l.recompute == Recompute::full) r.recompute_micro = recompute * (1 + st.framework_overhead);
   // QLoRA dequantises the 4-bit base weights to 16 bits before each pass that uses them (forward,

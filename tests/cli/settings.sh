@@ -125,4 +125,9 @@ bad 2 "--get 'nope' matches nothing in the answer" train --model llama-3.1-8b --
 bad 2 "--get needs a key" train --model llama-3.1-8b --gpus 8 --get ''
 # No deployment of 8 devices meets the targets: the error speaks of the widest degree tried.
 bad 1 "no batch meets the targets on 8 x h100-sxm" infer --model llama-3.1-8b --gpu h100-sxm --gpus 8 --scenario interactive --prompt-tokens 100000 --output-tokens 1
+# A switch given a value it cannot read names the values it takes, on one line (exit 2).
+run train --model gpt2-124m --gpu a100-40gb --gpus 1 --tokens 1B --fused-loss=maybe
+expect_rc 2; expect_err "--fused-loss is a switch: 'maybe' is not on or off; give --fused-loss, --no-fused-loss or --fused-loss=true|false"
+expect_one_line_err; expect_no_out
+
 finish

@@ -44,6 +44,10 @@ struct TrainSettings {
   // FlashAttention-2 kernels (PyTorch SDPA's flash backend) rather than FlashAttention-3 class
   // ones (FA3, cuDNN/Transformer Engine fused attention): slower on Hopper (Efficiency::flash2_ceiling).
   bool flash2 = false;
+  // The cross-entropy loss in one fused kernel (Megatron's --cross-entropy-loss-fusion, on in NeMo's
+  // and Megatron-Bridge's configs; flash-attn's CrossEntropyLoss, llm-foundry's default) rather than
+  // PyTorch's fp32 upcast, log-softmax and their backward: memory traffic per logit (step_parts).
+  bool fused_loss = false;
   Bytes reserve = bytes(1024.0 * 1024 * 1024);  // CUDA context, cuBLAS workspace, allocator slack
   Bytes bucket = bytes(2 * 25e6);  // two 25 MB gradient buckets in flight (PyTorch DDP bucket_cap_mb)
   Bytes host_memory = bytes(0);     // host memory per device for offload (its share of the node's); 0: none
