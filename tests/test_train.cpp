@@ -214,14 +214,26 @@ TEST_CASE("the deadline search gives the count of a plain doubling and bisection
   }
 }
 
-TEST_CASE("any_layout_reaches agrees with the best layout of a full search", "[train]") {
-  for (auto [model, gpus] : {std::pair{"llama-3.1-8b", 64}, std::pair{"deepseek-v3", 2048}, std::pair{"llama-2-70b", 256}}) {
+TEST_CASE("any_layout_reaches and the bounded search agree with the best layout of a full search", "[train]") {
+  // Memory-tight counts too (70B on 16, 405B on 128), where the best layouts recompute some layers:
+  // a group's bound must hold for its partial recomputations.
+  for (auto [model, gpus] : {std::pair{"llama-3.1-8b", 64}, std::pair{"deepseek-v3", 2048}, std::pair{"llama-2-70b", 256},
+                             std::pair{"llama-3.1-70b", 16}, std::pair{"llama-3.1-405b", 128}, std::pair{"mixtral-8x7b", 24}}) {
     INFO(model);
     const TrainQuestion q = question(model, "h100-sxm");
     const double batch = q.target_batch(gpus);
     const SearchResult r = search_layouts(q.model, gpus, q.layout, batch, 1);
     REQUIRE(!r.top.empty());
     const double best = r.top.front().tokens_per_s;
+    // Bounded, the same best, from fewer layouts.
+    const SearchResult b = search_layouts(q.model, gpus, q.layout, batch, 1, true);
+    REQUIRE(!b.top.empty());
+    CHECK(b.top.front().tokens_per_s == best);
+    CHECK(b.top.front().layout.tp == r.top.front().layout.tp);
+    CHECK(b.top.front().layout.pp == r.top.front().layout.pp);
+    CHECK(b.top.front().layout.zero == r.top.front().layout.zero);
+    CHECK(b.top.front().layout.recompute_layers == r.top.front().layout.recompute_layers);
+    CHECK(b.evaluated <= r.evaluated);
     CHECK(any_layout_reaches(q.model, gpus, q.layout, batch, best * (1 - 1e-9)));
     CHECK(any_layout_reaches(q.model, gpus, q.layout, batch, best * 0.5));
     CHECK_FALSE(any_layout_reaches(q.model, gpus, q.layout, batch, best * (1 + 1e-9)));

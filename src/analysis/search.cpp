@@ -281,7 +281,49 @@ Layout layout_from(const LayoutConstraints& c, int gpus_hint) {
   return l;
 }
 
-SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens, int top_k) {
+namespace {
+// A lower bound on the step of every layout of a group (its ZeRO stages, interleavings, offloads
+// and partial recomputations): its micro-batches' compute and exposed tp/cp/ep traffic, less every
+// recomputation (step_time takes that share away for the layers a variant does not recompute), and
+// the part of the cheaper gradient collective (an all-reduce, or ZeRO's reduce-scatter and
+// all-gather) that the backward pass cannot hide. The bubble, pipeline sends, ZeRO-3's gathers,
+// the optimizer and offload only add to it.
+double fastest_step(const StepParts& p, const Layout& l, double dp_overlap) {
+  int mbs = l.micro_batches();
+  if (mbs <= 0) mbs = l.pp;
+  double t = mbs * (p.per_micro - p.recompute_micro + p.tp_per_micro - p.tp_recompute_micro + p.cp_per_micro + p.ep_per_micro);
+  if (p.n_dp > 1) t += std::min(p.grad_allreduce, p.grad_gather + p.weight_gather) * (1 - dp_overlap);
+  return t;
+}
+
+// The bound (tokens/s) of the last group without recomputation. The fully recomputed group of
+// the same layout, which enumerate lists next, has the same bound (fastest_step takes the
+// recomputation away), so a caller can skip it without computing its step parts.
+class NoRecomputeBound {
+ public:
+  void keep(const Layout& l, double tokens_per_s) {
+    if (l.recompute == Recompute::none) last_ = l, tokens_per_s_ = tokens_per_s;
+  }
+  // The bound of a fully recomputed group whose layout without recomputation was the last kept.
+  std::optional<double> of(const Layout& l) const {
+    const Layout& k = last_;
+    if (l.recompute != Recompute::full || tokens_per_s_ < 0 || l.tp != k.tp || l.pp != k.pp || l.dp != k.dp ||
+        l.cp != k.cp || l.ep != k.ep || l.micro_batch != k.micro_batch || l.global_batch != k.global_batch ||
+        l.sequence_parallel != k.sequence_parallel || l.offload != k.offload)
+      return {};
+    return tokens_per_s_;
+  }
+
+ private:
+  Layout last_;
+  double tokens_per_s_ = -1;
+};
+// Below this share of a target a group's bound certainly misses it, whichever way rounding went.
+constexpr double bound_margin = 1 - 1e-9;
+}  // namespace
+
+SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens, int top_k,
+                            bool bounded) {
   SearchResult r;
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
@@ -298,11 +340,23 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
   auto whole = [&](const Layout& l) -> std::bitset<129>::reference {
     return whole_fits[l.sequence_parallel][static_cast<std::size_t>(l.zero)][static_cast<std::size_t>(l.interleave)];
   };
+  NoRecomputeBound previous;
   auto group = [&](const Layout& l) {
-    mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
     have_step = false;
     if (l.recompute == Recompute::none)
       for (auto& z : whole_fits[l.sequence_parallel]) z.reset();
+    // Bounded: once the top is full, a group whose bound is below its last cannot enter it (ties
+    // are ranked by the layout, so only a strictly slower bound is skipped).
+    if (bounded && static_cast<int>(r.top.size()) == top_k) {
+      const double worst = r.top.back().tokens_per_s;
+      if (const auto b = previous.of(l); b && *b < worst * bound_margin) return false;
+      sparts = step_parts(sm, l);
+      have_step = true;
+      const double bound = l.global_batch * seq / fastest_step(sparts, l, sm.settings.dp_overlap);
+      previous.keep(l, bound);
+      if (bound < worst) return false;
+    }
+    mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
     return true;
   };
   long variants = 0;
@@ -375,15 +429,15 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
   bool found = false;
   MemoryParts mparts;
   StepParts sparts;
+  NoRecomputeBound previous;
   auto group = [&](const Layout& l) {
-    // No ZeRO stage or interleaving of the group is faster than its micro-batches' compute and
-    // exposed tp/cp/ep traffic alone (the bubble, pipeline sends, the data-parallel collectives
-    // and the optimizer only add): a group whose bound falls short is skipped whole.
+    // No variant of the group is faster than fastest_step: a group whose bound falls short is
+    // skipped whole.
+    if (const auto b = previous.of(l); b && *b < tokens_per_s * bound_margin) return false;
     sparts = step_parts(sm, l);
-    int mbs = l.micro_batches();
-    if (mbs <= 0) mbs = l.pp;
-    const double fastest = mbs * (sparts.per_micro + sparts.tp_per_micro + sparts.cp_per_micro + sparts.ep_per_micro);
-    if (l.global_batch * seq / fastest < tokens_per_s * (1 - 1e-12)) return false;
+    const double bound = l.global_batch * seq / fastest_step(sparts, l, sm.settings.dp_overlap);
+    previous.keep(l, bound);
+    if (bound < tokens_per_s * (1 - 1e-12)) return false;
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
     return true;
   };

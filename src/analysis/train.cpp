@@ -90,7 +90,7 @@ Fewest fewest_for_deadline(const TrainQuestion& q, int& counts) {
     }
     return it->second;
   };
-  auto full = [&](int n) { return search_layouts(q.model, n, q.layout, q.target_batch(n), 1); };
+  auto full = [&](int n) { return search_layouts(q.model, n, q.layout, q.target_batch(n), 1, true); };
   // Devices with no link between them: one is all there is.
   if (const std::string p = interconnect_problem(q.model.device, 2); !p.empty()) {
     if (meets_devices(1)) return {1, 0, full(1)};
