@@ -36,6 +36,9 @@ std::string format_si(double value, const std::string& unit) {
     return fmt::format("{} {}{}", format_sig(value / scale), prefix, unit);
   }
   if (mag >= 1e-3 * 0.9995) return fmt::format("{} m{}", format_sig(value * 1e3), unit);
+  // Micro and nano in ASCII, as the rest of the output writes them ("398 us").
+  if (!unit.empty() && mag >= 1e-6 * 0.9995) return fmt::format("{} u{}", format_sig(value * 1e6), unit);
+  if (!unit.empty() && mag >= 1e-9 * 0.9995) return fmt::format("{} n{}", format_sig(value * 1e9), unit);
   if (mag == 0) return fmt::format("0 {}", unit);
   return fmt::format("{} {}", format_sig(value), unit);
 }

@@ -25,6 +25,8 @@ TEST_CASE("SI for rates and IEC for capacity", "[format]") {
   CHECK(format_si(989.4e12, "FLOP/s") == "989 TFLOP/s");
   CHECK(format_si(700, "W") == "700 W");
   CHECK(format_si(0.05, "s") == "50.0 ms");
+  CHECK(format_si(0.000398, "s") == "398 us");  // micro and nano in ASCII, not 0.000398 s
+  CHECK(format_si(4.2e-9, "s") == "4.20 ns");
   CHECK(format_iec(80e9) == "74.5 GiB");
   CHECK(format_iec(141e9) == "131 GiB");
   CHECK(format_iec(512) == "512 B");
