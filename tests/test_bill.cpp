@@ -88,6 +88,30 @@ TEST_CASE("Cluster power scales nodes by PUE and packs racks by their budget") {
   CHECK(p.racks == 4);           // ceil(10 / 3)
 }
 
+TEST_CASE("A job on part of a node is charged its share of the node power") {
+  // 2 of an 8-device node of 10.2 kW (idle 2 kW): a quarter of its draw, the fabric whole. The
+  // rack still holds the whole node.
+  PowerInput in;
+  in.nodes = 1;
+  in.devices = 2;
+  in.node.devices = 8;
+  in.node.max_power = watts(10200);
+  in.node.idle = watts(2000);
+  in.avg_fraction = 0.76;
+  in.fabric = watts(100);
+  in.pue = 1.5;
+  in.rack_power = watts(40000);
+  const Power p = cluster_power(in);
+  CHECK(p.it_peak.value() == Approx(10200.0 / 4 + 100));
+  CHECK(p.it_avg.value() == Approx(10200.0 / 4 * 0.76 + 100));
+  CHECK(p.facility_idle.value() == Approx((2000.0 / 4 + 100) * 1.5));
+  CHECK(p.rack_draw.value() == Approx(10200));
+  CHECK(p.racks == 1);
+  // 12 devices on two such nodes: 12 of their 16 slots.
+  in.nodes = 2, in.devices = 12;
+  CHECK(cluster_power(in).it_peak.value() == Approx(2 * 10200.0 * 12 / 16 + 100));
+}
+
 TEST_CASE("A 100000 H100 cluster draws about 150 MW of IT power") {
   // SemiAnalysis, "100,000 H100 Clusters: Power, Network Topology, Ethernet vs InfiniBand"
   // (2024-06-17): about 150 MW of critical IT power for 100k H100; xAI's Memphis site is sized at

@@ -35,6 +35,7 @@ ClusterPower cluster_of(const Facility& f, const FacilitySettings& s, int gpus, 
   if (f.node.max_power.value() <= 0) return c;
   PowerInput pi;
   pi.nodes = c.nodes;
+  pi.devices = gpus;
   pi.node = f.node;
   pi.avg_fraction = f.power_fraction;
   pi.fabric = c.fabric.power;

@@ -84,13 +84,15 @@ std::string_view rack_limit_name(RackLimit l) {
 
 Power cluster_power(const PowerInput& in) {
   Power p;
-  const Watts nodes = in.node.max_power * static_cast<double>(in.nodes);
+  const double held = static_cast<double>(in.nodes) * std::max(1, in.node.devices);
+  const double share = in.devices > 0 ? std::min(1.0, static_cast<double>(in.devices) / held) : 1.0;
+  const Watts nodes = in.node.max_power * (static_cast<double>(in.nodes) * share);
   p.it_peak = nodes + in.fabric + in.storage;
   // Switches and storage draw close to their rating whatever the GPUs do.
   p.it_avg = nodes * in.avg_fraction + in.fabric + in.storage;
   p.facility_peak = p.it_peak * in.pue;
   p.facility_avg = p.it_avg * in.pue;
-  p.facility_idle = (in.node.idle * static_cast<double>(in.nodes) + in.fabric + in.storage) * in.pue;
+  p.facility_idle = (in.node.idle * (static_cast<double>(in.nodes) * share) + in.fabric + in.storage) * in.pue;
   const double node_w = in.node.max_power.value();
   p.node_too_tall = in.rack_units > 0 && in.node.rack_units > in.rack_units;
   // Nodes per rack: a rack-scale system is a rack, and so is a vendor's cabinet (a Cray EX

@@ -77,6 +77,9 @@ Fabric fat_tree(const FabricInput& in);
 
 struct PowerInput {
   long nodes = 1;
+  // Devices the job uses, where fewer than its nodes hold (one GPU of an 8-GPU server): the job is
+  // charged that share of the nodes' draw, as a shared node's other jobs bear the rest. 0: all.
+  long devices = 0;
   NodeSpec node;
   double avg_fraction = default_power_fraction;
   Watts fabric = watts(0);
