@@ -35,8 +35,11 @@ Document run_power(const Catalog& catalog, const Scenario& s, const RunOptions& 
   Document doc;
   doc.data = v;
   Table t = bill_table(bill);
-  t.title = fmt::format("{} x {} ({} nodes of {} at {}{})", s.gpus, d.id, c.nodes, f.node.devices,
-                        format_si(f.node.max_power.value(), "W"), f.node.estimate ? ", estimated" : "");
+  t.title = fmt::format("{} x {} ({} node{} of {} at {}{}{})", s.gpus, d.id, c.nodes, c.nodes == 1 ? "" : "s",
+                        f.node.devices, format_si(f.node.max_power.value(), "W"), f.node.estimate ? ", estimated" : "",
+                        s.gpus < c.nodes * f.node.devices
+                            ? fmt::format("; the power of {} of its {} devices", s.gpus, c.nodes * f.node.devices)
+                            : std::string());
   doc.tables.push_back(t);
   doc.warnings = warnings;
   if (o.explain)
