@@ -183,6 +183,10 @@ const std::array table{
            "none (the step model's own defaults)",
            "Training framework: sets the overlaps and sharding it defaults to (explicit flags win)",
            [](Scenario& s, V v) { apply_framework(s, v.text); }),
+    flag("cuda-graphs", cmd_train | cmd_search,
+         "Replay each layer's kernels as CUDA graphs (0.58 us of host time a kernel) rather than issue them eagerly "
+         "(5 us, PyTorch's per-op cost): a micro-batch takes at least the host's time to issue it",
+         [](Scenario& s, V v) { s.step.cuda_graphs = v.on; }),
     flag("fused-loss", cmd_train | cmd_search,
          "Cross-entropy in one fused kernel (6 bytes of memory traffic a logit, not PyTorch's unfused fp32 path's 36; "
          "on with --framework nemo or maxtext)",

@@ -291,7 +291,8 @@ namespace {
 double fastest_step(const StepParts& p, const Layout& l, double dp_overlap) {
   int mbs = l.micro_batches();
   if (mbs <= 0) mbs = l.pp;
-  double t = mbs * (p.per_micro - p.recompute_micro + p.tp_per_micro - p.tp_recompute_micro + p.cp_per_micro + p.ep_per_micro);
+  double t = mbs * (std::max(p.per_micro - p.recompute_micro, p.host_micro) + p.tp_per_micro - p.tp_recompute_micro +
+                    p.cp_per_micro + p.ep_per_micro);
   if (p.n_dp > 1) t += std::min(p.grad_allreduce, p.grad_gather + p.weight_gather) * (1 - dp_overlap);
   return t;
 }

@@ -218,6 +218,23 @@ double hierarchical_collective_s(const Device& d, const Efficiency& e, double by
   return collective_s(d, e, bytes, size, stride, ring);
 }
 
+double host_issue_s(int layers, int moe_layers, bool cuda_graphs) {
+  // Kernels a layer issues, forward and backward (an estimate from the ops of a Megatron layer
+  // under Transformer Engine: forward, a fused norm and projection, rotary embedding, fused
+  // attention, the output projection, bias-dropout-add, the MLP's norm and first projection, its
+  // activation, the second projection and bias-dropout-add, about 12; backward about twice that,
+  // each GEMM's data and weight gradients apart). An MoE layer adds the router, its top-k and
+  // auxiliary loss, the permutation, grouped GEMMs, unpermutation and both all-to-alls, each way:
+  // about 30 more.
+  constexpr double dense_kernels = 36, moe_kernels = 30;
+  // Issuing a kernel: eager PyTorch spends 4-7 us of host time an op with autograd (pytorch/pytorch
+  // issues #41383, 2020: 5-7 us; #82793, 2022: 4 us an op on CUDA), 5 us here; a replayed CUDA
+  // graph 0.58 us a node (ahrefs/ocannl issue #488, 2026: 15 us a replay plus 0.58 us a node,
+  // against 6.4 us a launch).
+  const double per_kernel = cuda_graphs ? 0.58e-6 : 5e-6;
+  return (layers * dense_kernels + moe_layers * moe_kernels) * per_kernel;
+}
+
 StepParts step_parts(const StepModel& sm, const Layout& l) {
   const ModelArch& m = sm.model;
   const Device& d = sm.device;
@@ -365,6 +382,9 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   double per_micro = (fwd + bwd + recompute + loss) * (1 + st.framework_overhead);
   // Full recomputation's share, which a layout recomputing only some layers scales (step_time).
   if (l.recompute == Recompute::full) r.recompute_micro = recompute * (1 + st.framework_overhead);
+  // The host issues the stage's kernels while the devices run the ones before: a micro-batch takes
+  // the longer of the two. Only small layers at small micro-batches meet this floor.
+  r.host_micro = host_issue_s(per_stage, moe_layers_here, st.cuda_graphs);
   // QLoRA dequantises the 4-bit base weights to 16 bits before each pass that uses them (forward,
   // backward, a recomputed forward): reading 4.127 bits and writing 16 a weight, memory-bound (a
   // roofline estimate).
@@ -482,7 +502,7 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   if (mbs <= 0) mbs = l.pp;
   // Recomputing recompute_layers of the stage's layers: that share of full recomputation's cost.
   const double skipped = 1 - static_cast<double>(layers_at_recompute(l, p.per_stage)) / p.per_stage;
-  const double per_micro = p.per_micro - skipped * p.recompute_micro;
+  const double per_micro = std::max(p.per_micro - skipped * p.recompute_micro, p.host_micro);
   const double tp_per_micro = p.tp_per_micro - skipped * p.tp_recompute_micro;
   const double per_micro_all = per_micro + tp_per_micro + p.cp_per_micro + p.ep_per_micro + pp_per_micro;
   // The bubble in micro-batch slots: 1F1B (p - 1) / v (Narayanan et al. 2021); zero bubble

@@ -1349,9 +1349,13 @@ std::string bridge_section(const Catalog& cat) {
       "with forced balance: the same page's 25.09 table, with token dropping, ran the same layouts 1.3-2x faster (B200 "
       "Qwen3 30B 18,066 tokens/s/GPU against 25.11's 9,299; H100 Qwen3 30B 10,494 against 5,275; B200 Qwen3 235B "
       "4,104 against 3,269). And they run small micro-batches on 8-GPU x86 nodes: Qwen3 30B on 8 GPUs is within "
-      "3% at micro-batch 8 (GB300, B300) and 2-3x slow at micro-batch 1 (B200, H100). That is a fixed cost per "
-      "micro-batch and MoE layer (host-side launches, and the dropless dispatcher's wait for its token counts) that "
-      "the step model, which prices the devices' work, does not have.\n\n{}\n",
+      "3% at micro-batch 8 (GB300, B300) and 2-3x slow at micro-batch 1 (B200, H100). The host's time to "
+      "issue the kernels (step.cpp's host floor, eager: 36 kernels a layer and 30 more an MoE layer at 5 us) does not "
+      "explain it: B200's Qwen3 30B row at micro-batch 1 leaves 6.3 ms a layer and micro-batch (9.2 ms measured, "
+      "2.9 ms modelled), over a thousand eager launches' worth, where the floor is 0.33 ms; and Megatron-Bridge "
+      "found CUDA graphs of attention and the router no faster on the same all-to-all dispatcher (PR 3868, Qwen3 "
+      "30B on 16 H100). What the rest is (the dispatcher's wait for its token counts, imbalance under forced "
+      "balance) needs a per-kernel profile.\n\n{}\n",
       sum.errors.size(), rows, 100 * sum.median(), 100 * sum.max(), table);
 }
 

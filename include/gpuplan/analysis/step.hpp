@@ -94,6 +94,9 @@ struct StepSettings {
   // Transformer Engine's context parallelism runs them: 1); 0 exposes them all.
   double cp_overlap = 1;
   double framework_overhead = 0.03;  // kernel launches, synchronisation, data loading (share of compute)
+  // The host issues each layer's kernels one by one (eager PyTorch) or replays them as CUDA graphs
+  // (--cuda-graphs): a micro-batch takes at least the time to issue its kernels (host_floor).
+  bool cuda_graphs = false;
   // The host's memory bandwidth per device (its share of the node's), for an offloaded
   // optimizer's update; 0: no host to offload to.
   ByteRate host_memory_bw = bytes_per_s(0);
@@ -181,9 +184,14 @@ struct StepParts {
   double checkpoints = 0;  // bytes of one micro-batch's layer-input checkpoints on the stage (full recomputation)
   // Of per_micro and tp_per_micro, what full recomputation of every layer adds (0 otherwise).
   double recompute_micro = 0, tp_recompute_micro = 0;
+  // The host's time to issue one micro-batch's kernels: the devices run no faster (host_floor).
+  double host_micro = 0;
   int per_stage = 1;  // layers on the most loaded stage
 };
 StepParts step_parts(const StepModel& sm, const Layout& l);
+// Host time to issue `layers` layers' kernels (forward and backward) of which `moe_layers` are
+// MoE layers, eagerly or as CUDA graphs.
+double host_issue_s(int layers, int moe_layers, bool cuda_graphs);
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& parts);
 
 }  // namespace gpuplan
