@@ -58,6 +58,19 @@ TEST_CASE("GGUF and other formats at their true bits per weight") {
   CHECK_THROWS_AS(kv_element_bytes("int3"), Error);
 }
 
+TEST_CASE("Served FP4 GEMMs run at the measured share of the 16-bit ceiling") {
+  // vLLM PR #20646 on a B200: NVFP4 3,025.5 TFLOP/s against BF16's 1,421.0 at M=8192, N=6144,
+  // K=4096, where the peaks differ 4x (9,000 and 2,250): 0.532 of the 16-bit ceiling (0.80).
+  const Device b200 = resolve_device(cat(), "b200");
+  const Efficiency e = default_efficiency(b200);
+  CHECK(gemm_ceiling(e, b200, DType::fp4) == Approx(0.80 * (3025.5 / 1421.0) / 4).epsilon(1e-12));
+  CHECK(gemm_ceiling(e, b200, DType::fp8) == Approx(0.71));
+  CHECK(gemm_ceiling(e, b200, DType::bf16) == Approx(0.80));
+  // A device without FP4 tensor rates keeps the 16-bit ceiling for fp4 (it never computes there).
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  CHECK(gemm_ceiling(default_efficiency(h100), h100, DType::fp4) == Approx(0.80));
+}
+
 TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
   // Llama 2 7B at Q4_0 on an RTX 4090 (GDDR, quantised weights: eta 0.75, 24 us per layer), one
   // stream, empty cache: t = (N - embedding) x 4.5 / 8 / (0.75 x 1008 GB/s) + 32 x 24 us.

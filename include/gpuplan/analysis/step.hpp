@@ -18,7 +18,7 @@ struct Efficiency {
   double gemm_max_fp8 = 0.68;  // large FP8 GEMMs (where the device has FP8)
   // GEMMs of the NVFP4 training recipe (its Hadamard transforms, 2D weight scaling and stochastic
   // rounding lumped in), over the FP4 peak: a fit on Blackwell (step.cpp), an estimate elsewhere.
-  // Inference's FP4 GEMMs keep gemm_max.
+  // Inference's FP4 GEMMs: fp4_gemm_share (below).
   double gemm_max_fp4 = 0.68;
   double memory = 0.85;     // streaming bandwidth
   double link = 0.8;        // achievable fraction of link bandwidth for NCCL-class collectives
@@ -49,9 +49,18 @@ inline double gemm_curve(double max, double half, double m, double k, double n) 
   const double tiles = m * n * (1.0 / (128 * 128));
   return max * k / (k + gemm_k_halves * half) * tiles / (tiles + gemm_tile_half);
 }
-// The GEMM ceiling of a compute precision: FP8's own where the device has FP8 tensor rates.
+// Served NVFP4 GEMMs (W4A4, each activation quantised on the way in) reach this share of the
+// 16-bit ceiling times the ratio of the peaks: on a B200, vLLM's CUTLASS NVFP4 GEMM ran Llama 3.1
+// 8B's N=6144 K=4096 projection at 3,025 TFLOP/s at M=8192 where torch's BF16 ran 1,421 (vLLM PR
+// #20646, bench_nvfp4_gemm.py, Jul 2025): 2.13x, against the peaks' 4x (9,000 and 2,250). The
+// training recipe's fitted 0.40 of the FP4 peak (step.cpp) comes out alike.
+constexpr double fp4_gemm_share = (3025.5 / 1421.0) / (9000.0 / 2250.0);
+// The GEMM ceiling of a compute precision: FP8's own where the device has FP8 tensor rates, and
+// served FP4's share of the 16-bit one where it has FP4 rates.
 inline double gemm_ceiling(const Efficiency& e, const Device& d, DType compute) {
-  return compute == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0 ? e.gemm_max_fp8 : e.gemm_max;
+  if (compute == DType::fp8 && d.peak[static_cast<int>(DType::fp8)] > 0) return e.gemm_max_fp8;
+  if (compute == DType::fp4 && d.peak[static_cast<int>(DType::fp4)] > 0) return e.gemm_max * fp4_gemm_share;
+  return e.gemm_max;
 }
 // Efficiency of an (m x k) by (k x n) GEMM on the curve.
 double gemm_eff(const Efficiency& e, double m, double k, double n);
