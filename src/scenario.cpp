@@ -270,6 +270,7 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   is.context = s.context > 0 ? s.context : io > 0 ? io : std::min<long>(j.model.max_context, fallback);
   is.request_tokens = io;
   is.batch = s.batch;
+  is.ubatch = s.ubatch;
   if (s.reserve_bytes) is.reserve = bytes(*s.reserve_bytes);
   if (s.mem_fraction && !serving_runtime(is.runtime))
     fail(Exit::usage, fmt::format("--mem-fraction is a serving runtime's share of memory (vllm, sglang, tensorrt-llm); {} "

@@ -53,6 +53,7 @@ struct Scenario {
   std::string quant = "bf16";
   int context = 0;            // inference context (tokens)
   int batch = 1;              // inference sequences
+  int ubatch = 512;           // llama.cpp's micro-batch (-ub)
   // Serving and local inference.
   std::string runtime;        // empty: llama.cpp for GGUF, Apple and CPU; else vllm
   std::string kv_dtype = "fp16";

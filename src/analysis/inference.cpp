@@ -14,8 +14,6 @@ constexpr double mib = 1024.0 * 1024;
 
 // Tokens vLLM profiles its activation peak at (max_num_batched_tokens of its V1 engine).
 constexpr double vllm_profile_tokens = 8192;
-// llama.cpp's micro-batch (n_ubatch default).
-constexpr double llama_ubatch = 512;
 
 Bytes weight_bytes(double params, const InferSettings& s) { return bytes(params * s.bpw / 8); }
 // Weights of which `routed` are routed experts, at their own width where the format gives them
@@ -278,6 +276,8 @@ std::string launch_line(const InferModel& im, const std::string& model, int seqs
       line = fmt::format("llama-server -m {} -c {} -ngl {} -np {}", model, s.context * std::max(1, seqs), on_device,
                          std::max(1, seqs));
       if (s.tp > 1) line += " --split-mode layer";
+      // -b (the logical batch, 2048 by default) must hold the micro-batch.
+      if (s.ubatch != 512) line += fmt::format(" -ub {}{}", s.ubatch, s.ubatch > 2048 ? fmt::format(" -b {}", s.ubatch) : "");
       if (s.kv_elem_bytes < 2) {
         const char* type = s.kv_elem_bytes > 1 ? "q8_0" : "q4_0";  // 34/32 or 18/32 bytes an element
         line += fmt::format(" -ctk {} -ctv {} -fa on", type, type);
@@ -390,7 +390,7 @@ InferMemory inference_memory(const ModelArch& m, const ParamCounts& pc, const De
     r.workspace = bytes(vllm_profile_tokens * (4.0 * m.hidden + 3.0 * ffn / s.tp) * 2);
   } else {
     // llama.cpp's compute buffer: fp32 hidden state and logits of one micro-batch (inference.md 4).
-    r.workspace = bytes(4 * llama_ubatch * (m.hidden + m.vocab));
+    r.workspace = bytes(4.0 * s.ubatch * (m.hidden + m.vocab));
   }
   r.reserve = s.reserve ? *s.reserve : runtime_reserve(s.runtime, d, s.tp, r.weights + r.workspace, s.mem_fraction);
   r.capacity = d.usable_memory();
@@ -648,7 +648,7 @@ namespace {
 // The rows each GEMM of a pass over `tokens` tokens has: all of them under a serving runtime,
 // llama.cpp's micro-batches of 512 otherwise.
 double gemm_rows(const InferSettings& s, double tokens) {
-  return serving_runtime(s.runtime) ? tokens : std::min(tokens, llama_ubatch);
+  return serving_runtime(s.runtime) ? tokens : std::min(tokens, static_cast<double>(s.ubatch));
 }
 }  // namespace
 
@@ -707,7 +707,7 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
   // weights over the host link for each micro-batch of 512 tokens.
   if (im.memory.offloaded_layers > 0 && im.device.host.bw_per_direction.value() > 0)
-    t += im.memory.offloaded_bytes * std::ceil(n / llama_ubatch) / im.device.host.bw_per_direction;
+    t += im.memory.offloaded_bytes * std::ceil(n / s.ubatch) / im.device.host.bw_per_direction;
   // Expert parallelism: each device dispatches and combines its own prompts' tokens.
   return t + tp_allreduces(im, n) + dispatch_combine(im, n / s.ep);
 }

@@ -232,6 +232,8 @@ run infer --model deepseek-r1 --gpu h200 --gpus 8 --ep 8 --quant fp8 --runtime s
 expect_rc 0; expect_out '"launch": "python -m sglang.launch_server --model-path <deepseek-r1 checkpoint> --tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8 --max-running-requests 64'
 run infer --model llama-3.1-70b --gpu rtx-4090 --quant q4_k_m
 expect_rc 0; expect_out "launch: llama-server -m <llama-3.1-70b GGUF file> -c 4096 -ngl 44 -np 1"
+run infer --model qwen2.5-7b --gpu dgx-spark --runtime llama.cpp --quant q8_0 --ubatch 4096
+expect_rc 0; expect_out "-ngl 99 -np 1 -ub 4096 -b 4096"
 run infer --model "$SRC/tests/data/hf/qwen3-8b" --gpu h100-sxm --runtime tensorrt-llm --prefix-tokens 500 --prefix-hit 0.5 --format json
 expect_rc 0; expect_out "\"launch\": \"trtllm-serve $SRC/tests/data/hf/qwen3-8b --tp_size 1 --max_batch_size"
 

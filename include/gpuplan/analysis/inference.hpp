@@ -61,6 +61,9 @@ struct InferSettings {
   // however long the context it is allowed; llama.cpp and Ollama reserve the context a slot.
   long request_tokens = 0;
   int batch = 1;        // sequences resident at once
+  // llama.cpp's physical micro-batch (-ub, n_ubatch; default 512): the rows of each prompt-processing
+  // GEMM and of the compute buffer. Serving runtimes batch a step's tokens whole.
+  int ubatch = 512;
   Runtime runtime = Runtime::vllm;
   std::optional<Bytes> reserve;  // per device; unset: the runtime's default
   // The runtime's memory share (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static,
