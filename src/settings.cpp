@@ -79,14 +79,17 @@ void apply_framework(Scenario& s, const std::string& name) {
   // fuses MaxText's log-softmax into one pass. Megatron-LM leaves --cross-entropy-loss-fusion off,
   // and DeepSpeed, FSDP and torchtitan models call PyTorch's cross_entropy on upcast logits.
   if (!s.has("fused-loss")) s.step.train.fused_loss = nemo || name == "maxtext";
+  // Megatron-Bridge's performance recipes reduce gradients in 16 bits (ddp.grad_reduce_in_fp32 =
+  // False in each model's perf config), half the data-parallel traffic of Megatron's fp32 default.
+  if (nemo && !s.has("grad-dtype")) s.grad_bytes = 2;
   // FSDP's mixed precision keeps fp32 shards as the master weights (FSDP2's MixedPrecisionPolicy,
   // torchtitan's param bf16 / reduce fp32 default): no 16-bit shard beside them.
   s.step.train.fp32_shards = pytorch_fsdp;
-  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}{}, {} cross-entropy", name,
-                                s.step.tp_overlap, s.step.dp_overlap, sharded ? ", ZeRO-3 (full sharding)" : "",
+  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}{}, {} cross-entropy, {}-bit gradients",
+                                name, s.step.tp_overlap, s.step.dp_overlap, sharded ? ", ZeRO-3 (full sharding)" : "",
                                 pytorch_fsdp ? " with fp32 shards as the master weights" : "",
                                 s.step.train.flash2 ? ", attention flash2 (PyTorch SDPA)" : "",
-                                s.step.train.fused_loss ? "fused" : "unfused"));
+                                s.step.train.fused_loss ? "fused" : "unfused", 8 * s.grad_bytes));
 }
 
 // clang-format off

@@ -143,5 +143,12 @@ TEST_CASE("a framework sets its defaults where the flags have not", "[settings]"
   apply_setting(unfused, "fused-loss", "off");
   apply_setting(unfused, "framework", "nemo");
   CHECK_FALSE(unfused.step.train.fused_loss);
+  // Megatron-Bridge's performance recipes reduce gradients in 16 bits; the others keep fp32.
+  CHECK(nemo.grad_bytes == 2);
+  CHECK((megatron.grad_bytes == 4 && fsdp.grad_bytes == 4));
+  Scenario fp32;
+  apply_setting(fp32, "grad-dtype", "fp32");
+  apply_setting(fp32, "framework", "nemo");
+  CHECK(fp32.grad_bytes == 4);
   CHECK_THROWS_AS(apply_setting(megatron, "framework", "jax"), Error);
 }
