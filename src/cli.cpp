@@ -597,8 +597,8 @@ int run_cli(int argc, char** argv) {
     if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
     // A switch given a value it cannot read ("--fused-loss=maybe"): say which values it takes.
     constexpr std::string_view prefix = "could not convert: ";
-    if (const auto eq = msg.find(" = "); e.get_name() == "ConversionError" && msg.rfind("could not convert: --", 0) == 0 &&
-                                         eq != std::string::npos) {
+    if (const auto eq = msg.find(" = "); e.get_name() == "ConversionError" && msg.rfind(prefix, 0) == 0 &&
+                                         msg.compare(prefix.size(), 2, "--") == 0 && eq != std::string::npos) {
       const std::string flag = msg.substr(prefix.size(), eq - prefix.size());
       msg = fmt::format("{} is a switch: '{}' is not on or off; give {}, --no-{} or {}=true|false", flag,
                         msg.substr(eq + 3), flag, flag.substr(2), flag);

@@ -36,6 +36,12 @@ struct Layout {
   int micro_batches() const {
     return global_batch > 0 ? global_batch / (micro_batch * dp) : 0;
   }
+  // The micro-batches a step runs: those, or, where the global batch is not set, pp of them (the
+  // fewest that fill the pipeline).
+  int micro_batches_run() const {
+    const int m = micro_batches();
+    return m > 0 ? m : pp;
+  }
 };
 
 // Flags given on the command line or in a plan: each fixes one dimension of the search.

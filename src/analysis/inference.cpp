@@ -646,7 +646,7 @@ double expert_efficiency(const InferModel& im, double tokens) {
 
 namespace {
 // The rows each GEMM of a pass over `tokens` tokens has: all of them under a serving runtime,
-// llama.cpp's micro-batches of 512 otherwise.
+// llama.cpp's micro-batch (--ubatch) otherwise.
 double gemm_rows(const InferSettings& s, double tokens) {
   return serving_runtime(s.runtime) ? tokens : std::min(tokens, static_cast<double>(s.ubatch));
 }
@@ -705,7 +705,7 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
                                       dequant_extra(im, widened_bytes(im, n) * (s.tp / par));
   Seconds t = std::max(compute, read) + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers);
   // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
-  // weights over the host link for each micro-batch of 512 tokens.
+  // weights over the host link for each micro-batch.
   if (im.memory.offloaded_layers > 0 && im.device.host.bw_per_direction.value() > 0)
     t += im.memory.offloaded_bytes * std::ceil(n / s.ubatch) / im.device.host.bw_per_direction;
   // Expert parallelism: each device dispatches and combines its own prompts' tokens.

@@ -124,7 +124,6 @@ MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainS
   MemoryParts parts;
   parts.stages = l.pp > 1 ? 2 : 1;
   const Bytes per_layer = layer_activations(m, st, l, l.recompute);
-  const int mbs = l.micro_batches();
   const int per = (m.layers + l.pp - 1) / l.pp;
   const double s = static_cast<double>(st.seq_len) / l.cp, b = l.micro_batch, h = m.hidden;
   const bool sp = l.sequence_parallel && l.tp > 1;
@@ -142,7 +141,7 @@ MemoryParts memory_parts(const ModelArch& m, const ParamCounts& pc, const TrainS
     // Activations: 1F1B keeps min(p, m) micro-batches in flight on the first stage, one on
     // the last (interleaving adds to the first stage's, in training_memory).
     g.layers = last ? m.layers - (l.pp - 1) * per : std::min(per, m.layers);
-    g.in_flight = last ? 1 : (mbs > 0 ? std::min(l.pp, mbs) : l.pp);
+    g.in_flight = last ? 1 : std::min(l.pp, l.micro_batches_run());
     // DualPipe feeds micro-batches from both ends: every stage holds pp + 1 of them (DeepSeek-V3
     // report, Table 2).
     if (st.schedule == Schedule::dualpipe && l.pp > 1) g.in_flight = l.pp + 1.0;

@@ -289,9 +289,7 @@ namespace {
 // all-gather) that the backward pass cannot hide. The bubble, pipeline sends, ZeRO-3's gathers,
 // the optimizer and offload only add to it.
 double fastest_step(const StepParts& p, const Layout& l, double dp_overlap) {
-  int mbs = l.micro_batches();
-  if (mbs <= 0) mbs = l.pp;
-  double t = mbs * (std::max(p.per_micro - p.recompute_micro, p.host_micro) + p.tp_per_micro - p.tp_recompute_micro +
+  double t = l.micro_batches_run() * (std::max(p.per_micro - p.recompute_micro, p.host_micro) + p.tp_per_micro - p.tp_recompute_micro +
                     p.cp_per_micro + p.ep_per_micro);
   if (p.n_dp > 1) t += std::min(p.grad_allreduce, p.grad_gather + p.weight_gather) * (1 - dp_overlap);
   return t;

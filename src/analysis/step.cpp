@@ -498,8 +498,7 @@ double offload_s(const StepSettings& st, const Layout& l, const StepParts& p, do
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const StepSettings& st = sm.settings;
   const double pp_per_micro = l.pp > 1 ? 2 * l.interleave * p.p2p : 0;
-  int mbs = l.micro_batches();
-  if (mbs <= 0) mbs = l.pp;
+  const int mbs = l.micro_batches_run();
   // Recomputing recompute_layers of the stage's layers: that share of full recomputation's cost.
   const double skipped = 1 - static_cast<double>(layers_at_recompute(l, p.per_stage)) / p.per_stage;
   const double per_micro = std::max(p.per_micro - skipped * p.recompute_micro, p.host_micro);
