@@ -234,10 +234,64 @@ TEST_CASE("any_layout_reaches and the bounded search agree with the best layout 
     CHECK(b.top.front().layout.zero == r.top.front().layout.zero);
     CHECK(b.top.front().layout.recompute_layers == r.top.front().layout.recompute_layers);
     CHECK(b.evaluated <= r.evaluated);
+    // With the floor a deadline's count knows it reaches: the same best again, from fewer still.
+    const SearchResult f = search_layouts(q.model, gpus, q.layout, batch, 1, true, best * (1 - 1e-9));
+    REQUIRE(!f.top.empty());
+    CHECK(f.top.front().tokens_per_s == best);
+    CHECK(f.top.front().layout.recompute_layers == r.top.front().layout.recompute_layers);
+    CHECK(f.evaluated <= b.evaluated);
     CHECK(any_layout_reaches(q.model, gpus, q.layout, batch, best * (1 - 1e-9)));
     CHECK(any_layout_reaches(q.model, gpus, q.layout, batch, best * 0.5));
     CHECK_FALSE(any_layout_reaches(q.model, gpus, q.layout, batch, best * (1 + 1e-9)));
   }
+}
+
+TEST_CASE("the step parts split at data parallelism give step_parts bit for bit", "[train]") {
+  // One replica (tp 8, pp 4, ep 8, micro-batch 2, full recomputation) at dp 8, 32 and 64: its
+  // replica parts, then what each dp adds (the collectives and the pipeline sends' reach).
+  const TrainQuestion q = question("deepseek-v3", "h100-sxm");
+  for (int dp : {8, 32, 64}) {
+    INFO("dp " << dp);
+    const Layout l{8, 4, dp, 1, 8, 1, Recompute::full, 2, 2 * dp * 16, 1, true};
+    const StepParts direct = step_parts(q.model, l);
+    StepParts split = replica_parts(q.model, l);
+    // The replica alone: one rank, nothing to reduce, no send priced yet.
+    CHECK(split.n_dp == 1);
+    CHECK(split.grad_allreduce == 0);
+    CHECK(split.p2p == 0);
+    add_data_parallel(q.model, l, split);
+    CHECK(split.per_micro == direct.per_micro);
+    CHECK(split.ep_per_micro == direct.ep_per_micro);
+    CHECK(split.p2p == direct.p2p);
+    CHECK(split.p2p > 0);
+    CHECK(split.n_dp == dp);
+    CHECK(split.grad_allreduce == direct.grad_allreduce);
+    CHECK(split.grad_allreduce > 0);
+    CHECK(split.weight_gather == direct.weight_gather);
+    CHECK(step_time(q.model, l, split).total.value() == step_time(q.model, l).total.value());
+  }
+}
+
+TEST_CASE("the bounded search keeps the best layout under every pipeline schedule", "[train]") {
+  // The group bound counts the bubble at the most chunks a group can interleave and one pipeline
+  // send each way: 405B on 256 H100s and GPT-3 on 512 A100s pipeline their best layouts.
+  for (auto [model, gpu, gpus] : {std::tuple{"llama-3.1-405b", "h100-sxm", 256}, std::tuple{"gpt3-175b", "a100-80gb", 512}})
+    for (Schedule sched : {Schedule::searched, Schedule::one_f_one_b, Schedule::interleaved, Schedule::zero_bubble,
+                           Schedule::dualpipe}) {
+      INFO(model << " " << to_string(sched));
+      TrainQuestion q = question(model, gpu);
+      q.model.settings.train.schedule = sched;
+      const double batch = q.target_batch(gpus);
+      const SearchResult r = search_layouts(q.model, gpus, q.layout, batch, 1);
+      REQUIRE(!r.top.empty());
+      const double best = r.top.front().tokens_per_s;
+      const SearchResult b = search_layouts(q.model, gpus, q.layout, batch, 1, true, best * (1 - 1e-9));
+      REQUIRE(!b.top.empty());
+      CHECK(b.top.front().tokens_per_s == best);
+      CHECK(b.top.front().layout.interleave == r.top.front().layout.interleave);
+      CHECK(any_layout_reaches(q.model, gpus, q.layout, batch, best * (1 - 1e-9)));
+      CHECK_FALSE(any_layout_reaches(q.model, gpus, q.layout, batch, best * (1 + 1e-9)));
+    }
 }
 
 TEST_CASE("a deadline no count can meet is no answer", "[train]") {

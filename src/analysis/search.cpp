@@ -284,14 +284,26 @@ Layout layout_from(const LayoutConstraints& c, int gpus_hint) {
 namespace {
 // A lower bound on the step of every layout of a group (its ZeRO stages, interleavings, offloads
 // and partial recomputations): its micro-batches' compute and exposed tp/cp/ep traffic, less every
-// recomputation (step_time takes that share away for the layers a variant does not recompute), and
-// the part of the cheaper gradient collective (an all-reduce, or ZeRO's reduce-scatter and
-// all-gather) that the backward pass cannot hide. The bubble, pipeline sends, ZeRO-3's gathers,
-// the optimizer and offload only add to it.
-double fastest_step(const StepParts& p, const Layout& l, double dp_overlap) {
-  double t = l.micro_batches_run() * (std::max(p.per_micro - p.recompute_micro, p.host_micro) + p.tp_per_micro - p.tp_recompute_micro +
-                    p.cp_per_micro + p.ep_per_micro);
-  if (p.n_dp > 1) t += std::min(p.grad_allreduce, p.grad_gather + p.weight_gather) * (1 - dp_overlap);
+// recomputation (step_time takes that share away for the layers a variant does not recompute), one
+// pipeline send each way, the bubble at the most chunks the group can interleave, and what the
+// backward pass cannot hide of the cheaper gradient collective (an all-reduce, or ZeRO's
+// reduce-scatter and all-gather). More interleaving's sends, ZeRO-3's gathers, the optimizer and
+// offload only add to it.
+double fastest_step(const StepModel& sm, const StepParts& p, const Layout& l) {
+  const int mbs = l.micro_batches_run();
+  const double per = std::max(p.per_micro - p.recompute_micro, p.host_micro) + p.tp_per_micro - p.tp_recompute_micro +
+                     p.cp_per_micro + p.ep_per_micro + (l.pp > 1 ? 2 * p.p2p : 0);
+  // The most chunks enumerate allows this group (the bubble falls as they grow).
+  const Schedule schedule = sm.settings.train.schedule;
+  int chunks = 1;
+  if (l.pp > 1 && mbs % l.pp == 0 && (schedule == Schedule::searched || schedule == Schedule::interleaved))
+    for (int v : interleave_values)
+      if (sm.model.layers >= l.pp * v) chunks = v;
+  double t = (mbs + bubble_slots(schedule, l.pp, chunks)) * per;
+  if (p.n_dp > 1) {
+    const double wire = std::min(p.grad_allreduce, p.grad_gather + p.weight_gather), o = sm.settings.dp_overlap;
+    t += std::max(wire - p.bwd * o, wire * (1 - o));
+  }
   return t;
 }
 
@@ -319,10 +331,22 @@ class NoRecomputeBound {
 };
 // Below this share of a target a group's bound certainly misses it, whichever way rounding went.
 constexpr double bound_margin = 1 - 1e-9;
+
+// The bound (tokens/s) of l's group, its step parts left in `p` where it reaches `target`. The
+// replica's parts come first: the bound without the data-parallel collectives and the pipeline
+// sends' reach, which only add time, may already fall short, and then they are not computed.
+double group_bound(const StepModel& sm, const Layout& l, double target, StepParts& p) {
+  p = replica_parts(sm, l);
+  const double tokens = l.global_batch * static_cast<double>(sm.settings.train.seq_len);
+  const double without = tokens / fastest_step(sm, p, l);
+  if (without < target) return without;
+  add_data_parallel(sm, l, p);
+  return tokens / fastest_step(sm, p, l);
+}
 }  // namespace
 
 SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens, int top_k,
-                            bool bounded) {
+                            bool bounded, double floor_tokens_per_s) {
   SearchResult r;
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
@@ -345,15 +369,16 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     if (l.recompute == Recompute::none)
       for (auto& z : whole_fits[l.sequence_parallel]) z.reset();
     // Bounded: once the top is full, a group whose bound is below its last cannot enter it (ties
-    // are ranked by the layout, so only a strictly slower bound is skipped).
-    if (bounded && static_cast<int>(r.top.size()) == top_k) {
-      const double worst = r.top.back().tokens_per_s;
+    // are ranked by the layout, so only a strictly slower bound is skipped); before, one below the
+    // floor the caller knows the top reaches.
+    const bool full = static_cast<int>(r.top.size()) == top_k;
+    if (bounded && (full || floor_tokens_per_s > 0)) {
+      const double worst = full ? r.top.back().tokens_per_s : floor_tokens_per_s * bound_margin;
       if (const auto b = previous.of(l); b && *b < worst * bound_margin) return false;
-      sparts = step_parts(sm, l);
-      have_step = true;
-      const double bound = l.global_batch * seq / fastest_step(sparts, l, sm.settings.dp_overlap);
+      const double bound = group_bound(sm, l, worst, sparts);
       previous.keep(l, bound);
       if (bound < worst) return false;
+      have_step = true;
     }
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
     return true;
@@ -433,8 +458,7 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
     // No variant of the group is faster than fastest_step: a group whose bound falls short is
     // skipped whole.
     if (const auto b = previous.of(l); b && *b < tokens_per_s * bound_margin) return false;
-    sparts = step_parts(sm, l);
-    const double bound = l.global_batch * seq / fastest_step(sparts, l, sm.settings.dp_overlap);
+    const double bound = group_bound(sm, l, tokens_per_s, sparts);
     previous.keep(l, bound);
     if (bound < tokens_per_s * (1 - 1e-12)) return false;
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);

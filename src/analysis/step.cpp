@@ -235,7 +235,7 @@ double host_issue_s(int layers, int moe_layers, bool cuda_graphs) {
   return (layers * dense_kernels + moe_layers * moe_kernels) * per_kernel;
 }
 
-StepParts step_parts(const StepModel& sm, const Layout& l) {
+StepParts replica_parts(const StepModel& sm, const Layout& l) {
   const ModelArch& m = sm.model;
   const Device& d = sm.device;
   const StepSettings& st = sm.settings;
@@ -430,27 +430,8 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   // tensor-parallel rank sends its 1/t of them, with or without sequence parallelism: Megatron's
   // scatter/gather optimisation (Narayanan et al. 2021, section 4.1; on by default) splits the
   // replicated tensor before the inter-node send and all-gathers it over NVLink after.
-  if (l.pp > 1) {
-    double msg = 2 * tokens * h / t;
-    r.p2p = p2p_s(d, e, msg, l.tp * l.cp * l.dp >= d.scale_up_domain);
-  }
-
-  // --- data parallelism (finished per ZeRO stage in step_time): the collectives over the
-  // dp x cp ranks of the first stage's parameters, in the gradient and the weight dtype. Ranks
-  // are tp x pp x cp apart, so dp groups leave the scale-up domain quickly.
+  if (l.pp > 1) r.p2p_bytes = 2 * tokens * h / t;
   r.trained = adapters ? lora_params(m, per_stage, l.tp, st.train.lora_rank) : r.stage.total();
-  r.n_dp = l.dp * l.cp;
-  if (r.n_dp > 1) {
-    const int stride = l.tp;  // dp x cp ranks are tp apart (Megatron's rank order tp, cp, dp, pp)
-    const double grad_bytes = r.trained * st.train.grad_bytes;
-    const double weight_bytes = r.trained * st.train.weight_bytes;
-    r.grad_gather = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_gather_s);
-    r.weight_gather = collective_s(d, e, weight_bytes, r.n_dp, stride, ring_gather_s);
-    r.param_gather = adapters ? collective_s(d, e, r.stage.total() * base_weight_bytes(st.train) + weight_bytes, r.n_dp,
-                                             stride, ring_gather_s)
-                              : r.weight_gather;
-    r.grad_allreduce = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_allreduce_s);
-  }
   r.per_micro = per_micro;
   r.tp_per_micro = tp_per_micro;
   r.cp_per_micro = cp_per_micro;
@@ -464,7 +445,49 @@ StepParts step_parts(const StepModel& sm, const Layout& l) {
   return r;
 }
 
+void add_data_parallel(const StepModel& sm, const Layout& l, StepParts& r) {
+  const Device& d = sm.device;
+  const Efficiency& e = sm.settings.eff;
+  const TrainSettings& ts = sm.settings.train;
+  r.p2p = l.pp > 1 ? p2p_s(d, e, r.p2p_bytes, l.tp * l.cp * l.dp >= d.scale_up_domain) : 0;
+  // --- data parallelism (finished per ZeRO stage in step_time): the collectives over the
+  // dp x cp ranks of the first stage's parameters, in the gradient and the weight dtype. Ranks
+  // are tp x pp x cp apart, so dp groups leave the scale-up domain quickly.
+  r.n_dp = l.dp * l.cp;
+  r.grad_gather = r.weight_gather = r.param_gather = r.grad_allreduce = 0;
+  if (r.n_dp > 1) {
+    const int stride = l.tp;  // dp x cp ranks are tp apart (Megatron's rank order tp, cp, dp, pp)
+    const double grad_bytes = r.trained * ts.grad_bytes;
+    const double weight_bytes = r.trained * ts.weight_bytes;
+    r.grad_gather = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_gather_s);
+    r.weight_gather = collective_s(d, e, weight_bytes, r.n_dp, stride, ring_gather_s);
+    r.param_gather = adapters_only(ts) ? collective_s(d, e, r.stage.total() * base_weight_bytes(ts) + weight_bytes,
+                                                      r.n_dp, stride, ring_gather_s)
+                                       : r.weight_gather;
+    r.grad_allreduce = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_allreduce_s);
+  }
+}
+
+StepParts step_parts(const StepModel& sm, const Layout& l) {
+  StepParts r = replica_parts(sm, l);
+  add_data_parallel(sm, l, r);
+  return r;
+}
+
 StepTime step_time(const StepModel& sm, const Layout& l) { return step_time(sm, l, step_parts(sm, l)); }
+
+double bubble_slots(Schedule schedule, int pp, int interleave) {
+  // 1F1B (p - 1) / v (Narayanan et al. 2021); zero bubble (ZB-H1) (p - 1)(F + B - 2W), a third of
+  // 1F1B's when the forward, the input gradients and the weight gradients take a third each (Qi et
+  // al. 2024, section 3); DualPipe (p/2 - 1)(F&B + B - 3W), two thirds of a slot per stage pair
+  // with F&B = F + B (DeepSeek-V3 report, Table 2).
+  if (pp <= 1) return 0;
+  switch (schedule) {
+    case Schedule::zero_bubble: return (pp - 1.0) / 3;
+    case Schedule::dualpipe: return std::max(0.0, pp / 2.0 - 1) * 2 / 3;
+    default: return (pp - 1.0) / interleave;
+  }
+}
 
 namespace {
 
@@ -504,17 +527,7 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const double per_micro = std::max(p.per_micro - skipped * p.recompute_micro, p.host_micro);
   const double tp_per_micro = p.tp_per_micro - skipped * p.tp_recompute_micro;
   const double per_micro_all = per_micro + tp_per_micro + p.cp_per_micro + p.ep_per_micro + pp_per_micro;
-  // The bubble in micro-batch slots: 1F1B (p - 1) / v (Narayanan et al. 2021); zero bubble
-  // (ZB-H1) (p - 1)(F + B - 2W), a third of 1F1B's when the forward, the input gradients and the
-  // weight gradients take a third each (Qi et al. 2024, section 3); DualPipe (p/2 - 1)(F&B + B -
-  // 3W), two thirds of a slot per stage pair with F&B = F + B (DeepSeek-V3 report, Table 2).
-  double slots = 0;
-  if (l.pp > 1) switch (st.train.schedule) {
-      case Schedule::zero_bubble: slots = (l.pp - 1.0) / 3; break;
-      case Schedule::dualpipe: slots = std::max(0.0, l.pp / 2.0 - 1) * 2 / 3; break;
-      default: slots = (l.pp - 1.0) / l.interleave;
-    }
-  const double bubble = slots * per_micro_all;
+  const double bubble = bubble_slots(st.train.schedule, l.pp, l.interleave) * per_micro_all;
 
   // --- data parallelism: gradient reduce-scatter/all-reduce over dp x cp ranks; ZeRO-3 also
   // gathers parameters forward and backward.

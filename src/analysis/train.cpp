@@ -90,7 +90,10 @@ Fewest fewest_for_deadline(const TrainQuestion& q, int& counts) {
     }
     return it->second;
   };
-  auto full = [&](int n) { return search_layouts(q.model, n, q.layout, q.target_batch(n), 1, true); };
+  // The answer's count in full: some layout reaches what it needs, so no group below that can be best.
+  auto full = [&](int n) {
+    return search_layouts(q.model, n, q.layout, q.target_batch(n), 1, true, needed_at(n));
+  };
   // Devices with no link between them: one is all there is.
   if (const std::string p = interconnect_problem(q.model.device, 2); !p.empty()) {
     if (meets_devices(1)) return {1, 0, full(1)};

@@ -32,9 +32,11 @@ struct SearchResult {
 // Ranks by tokens per second, then by the documented tie order: smaller tp, pp, cp, ep,
 // zero, micro-batch, recompute (none < selective < full), interleave, sequence parallel off.
 // `bounded` skips the groups of layouts whose step provably cannot enter the top once it is full:
-// the same top, with fewer layouts evaluated (and counted).
+// the same top, with fewer layouts evaluated (and counted). A floor (bounded only) skips the groups
+// that cannot reach it before the top is full: for a caller that knows its top reaches it (the
+// deadline's count, where any_layout_reaches said yes), the same top again.
 SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
-                            int top_k, bool bounded = false);
+                            int top_k, bool bounded = false, double floor_tokens_per_s = 0);
 
 // Whether some layout of `gpus` devices that fits reaches `tokens_per_s` (the same layouts and
 // throughput as search_layouts, so the same answer as its best >= tokens_per_s), stopping at the

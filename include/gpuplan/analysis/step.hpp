@@ -183,6 +183,7 @@ struct StepParts {
   double per_micro = 0, tp_per_micro = 0, cp_per_micro = 0, ep_per_micro = 0;
   double bwd = 0;     // backward compute of one micro-batch (what gradient reduction can hide behind)
   double p2p = 0;     // one pipeline send of one micro-batch's activations
+  double p2p_bytes = 0;  // what each rank sends of them
   StageParams stage;  // the first stage's parameters per device
   double trained = 0; // of those, what trains (all of them, or the LoRA adapters)
   int n_dp = 1;       // dp x cp
@@ -198,9 +199,17 @@ struct StepParts {
   int per_stage = 1;  // layers on the most loaded stage
 };
 StepParts step_parts(const StepModel& sm, const Layout& l);
+// step_parts in two: the parts inside one data-parallel replica, which depend on l's tp, pp, cp,
+// ep, micro-batch, recomputation and sequence parallelism alone, and then what l's dp adds (the
+// pipeline send's reach and the collectives over the dp x cp ranks). Counts that share a replica
+// share the first.
+StepParts replica_parts(const StepModel& sm, const Layout& l);
+void add_data_parallel(const StepModel& sm, const Layout& l, StepParts& parts);
 // Host time to issue `layers` layers' kernels (forward and backward) of which `moe_layers` are
 // MoE layers, eagerly or as CUDA graphs.
 double host_issue_s(int layers, int moe_layers, bool cuda_graphs);
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& parts);
+// The pipeline bubble of a step in micro-batch slots, for pp stages of `interleave` chunks each.
+double bubble_slots(Schedule schedule, int pp, int interleave);
 
 }  // namespace gpuplan
