@@ -236,12 +236,15 @@ std::string launch_line(const InferModel& im, const std::string& model, int seqs
     case Runtime::vllm:
       // vLLM's engine arguments (docs.vllm.ai, serving/engine_args): data-parallel attention is
       // --data-parallel-size with --enable-expert-parallel, the experts spread over dp x tp.
+      // Each data-parallel rank is an engine of its own, whose --max-num-seqs caps its own batch:
+      // the replica's sequences over the ranks.
       line = fmt::format("vllm serve {}", model);
       if (s.ep > 1) line += fmt::format(" --data-parallel-size {} --enable-expert-parallel", s.ep);
       else line += fmt::format(" --tensor-parallel-size {}", s.tp);
       if (s.experts_whole) line += " --enable-expert-parallel";
       if (s.pp > 1) line += fmt::format(" --pipeline-parallel-size {}", s.pp);
-      line += fmt::format(" --max-num-seqs {} --max-model-len {} --gpu-memory-utilization {:.2f}", seqs, s.context, share);
+      line += fmt::format(" --max-num-seqs {} --max-model-len {} --gpu-memory-utilization {:.2f}",
+                          s.ep > 1 ? (seqs + s.ep - 1) / s.ep : seqs, s.context, share);
       if (fp8_kv) line += " --kv-cache-dtype fp8";
       if (s.prefix_tokens <= 0) line += " --no-enable-prefix-caching";
       return line;
