@@ -59,7 +59,9 @@ std::string limit_name(const InferModel& im) {
 std::string fit_text(const InferMemory& mem, int layers, const std::string& host) {
   if (mem.fits()) return "yes";
   if (mem.offloaded_layers > 0) return fmt::format("no: {} of {} layers in {} memory", mem.offloaded_layers, layers, host);
-  if (mem.fits_raised_limit()) return fmt::format("no: beyond the GPU's default limit of {} unified", format_iec(mem.pool.value()));
+  if (mem.fits_raised_limit())
+    return fmt::format("no: beyond the GPU's default limit ({} of {} unified); fits once raised",
+                       format_iec(mem.capacity.value()), format_iec(mem.pool.value()));
   if (mem.pool.value() > 0) return fmt::format("no: needs swap ({} unified, {} kept by the system)", format_iec(mem.pool.value()),
                                                 format_iec(mem.system.value()));
   return "no";
