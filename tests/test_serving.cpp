@@ -770,11 +770,35 @@ TEST_CASE("tensor parallelism over cards with no NICs reduces over their host li
   CHECK(later - base == Approx(2 * 80 * 2 * 1e-3));
 }
 
+TEST_CASE("served attention runs in 16 bits unless the KV cache is 8-bit", "[serving]") {
+  // Llama 3.1 8B with FP8 weights on an H100 with vLLM, one 8,192-token prompt: its linear layers
+  // at the FP8 rate either way; its attention, 4 L d x 8192^2 / 2, at the 16-bit peak (989.4 TFLOP/s)
+  // over a 16-bit cache and at the FP8 peak (1,979) over an 8-bit one, each times flash attention's
+  // share at 8,192 keys. The difference of the two prefills is that of the two attentions.
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
+  const ParamCounts pc = count_params(m);
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.runtime = Runtime::vllm;
+  s.context = 8192;
+  set_quant(s, "fp8", m, h100);
+  const InferModel sixteen = make_infer_model(m, pc, h100, h100, s);
+  s.kv_elem_bytes = 1;
+  const InferModel eight = make_infer_model(m, pc, h100, h100, s);
+  const double flops = 4.0 * m.layers * static_cast<double>(m.q_width()) * 8192.0 * 8192 / 2;
+  const double share = flash_attention_eff(sixteen.compute, 8192, false);
+  CHECK(h100.peak_for(DType::fp8).value() == Approx(1979e12));
+  CHECK(h100.peak_for(DType::bf16).value() == Approx(989.4e12));
+  CHECK(prefill_time(sixteen, 8192, 1).value() - prefill_time(eight, 8192, 1).value() ==
+        Approx(flops / (h100.peak_for(DType::bf16).value() * share) - flops / (h100.peak_for(DType::fp8).value() * share)));
+}
+
 TEST_CASE("a cached prompt prefix costs only its attention and is stored once", "[serving]") {
   // Llama 3.1 8B in BF16 on an H100 with vLLM. With every request finding its first P tokens
   // cached, a prompt of P + 500 tokens prefills 500: their linear layers, and their attention to
-  // each other and to the P cached ones, 4 L d (500^2 / 2 + 500 P). Beyond a 500-token prompt's
-  // own time the prefix adds 2 L d x 2 x 500 x P, linear in P: doubling it doubles the extra.
+  // each other and to the P cached ones, 4 L d (500^2 / 2 + 500 P), in flash-attention calls that
+  // see P + 500 keys (at the 16-bit peak times flash_attention_eff of those keys). Beyond a
+  // 500-token prompt's own time the prefix adds only that attention's difference.
   const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
   const ParamCounts pc = count_params(m);
   const Device h100 = resolve_device(cat(), "h100-sxm");
@@ -789,7 +813,13 @@ TEST_CASE("a cached prompt prefix costs only its attention and is stored once", 
   s.prefix_tokens = 2000;
   const double two = prefill_time(make_infer_model(m, pc, h100, h100, s), 2500, 1).value() - plain;
   CHECK(one > 0);
-  CHECK(two == Approx(2 * one));
+  const Efficiency eff = make_infer_model(m, pc, h100, h100, s).compute;
+  const auto attention = [&](double pairs, double keys) {
+    return 4.0 * m.layers * static_cast<double>(m.q_width()) * pairs /
+           (h100.peak_for(DType::bf16).value() * flash_attention_eff(eff, keys, false));
+  };
+  CHECK(one == Approx(attention(500.0 * 500 / 2 + 500.0 * 1000, 1500) - attention(500.0 * 500 / 2, 500)));
+  CHECK(two == Approx(attention(500.0 * 500 / 2 + 500.0 * 2000, 2500) - attention(500.0 * 500 / 2, 500)));
   // No hit: the whole prompt is prefilled.
   s.prefix_hit = 0;
   s.prefix_tokens = 1000;

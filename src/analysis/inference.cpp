@@ -677,6 +677,20 @@ Seconds linear_compute(const InferModel& im, double tokens, double devices, doub
   return t;
 }
 
+namespace {
+// The rate a serving runtime's attention products run at: 16 bits whatever the weights are
+// (FlashAttention and FlashMLA take the 16-bit cache), FP8 where the KV cache is 8-bit on a device
+// with an FP8 rate (FlashAttention-3's and TensorRT-LLM's FP8 attention). llama.cpp's at the
+// compute precision's rate, in 16 bits beside int8 MMQ.
+FlopRate attention_peak(const InferModel& im) {
+  const InferSettings& s = im.settings;
+  const Device& d = im.device;
+  if (!serving_runtime(s.runtime)) return d.peak_for(runs_mmq(s, d) ? DType::fp16 : s.compute);
+  if (s.kv_elem_bytes == 1 && d.peak[static_cast<int>(DType::fp8)] > 0) return d.peak_for(DType::fp8);
+  return std::max(d.peak_for(DType::bf16), d.peak_for(DType::fp16));
+}
+}  // namespace
+
 double cached_prompt_tokens(const InferSettings& s, double prompt) {
   return s.prefix_hit * std::min(static_cast<double>(s.prefix_tokens), std::max(0.0, prompt - 1));
 }
@@ -696,13 +710,17 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
       pair_flops(m, m.attended_pairs(fresh, cached), fresh * fresh / 2 + fresh * cached) * static_cast<double>(prompts);
   // Layer splits run one device at a time; tensor and expert parallelism share the work.
   const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;
-  // Attention's products at the compute precision's rate; beside int8 MMQ, flash attention's 16
-  // bits on the 16-bit curve.
+  // Attention's products at attention_peak. A serving runtime runs them in flash-attention kernels
+  // (FlashAttention-3 on Hopper) at the training model's flash rate for the keys each call sees,
+  // the prompt with its cached prefix (flash_attention_eff, fitted on FlashAttention-3's H100
+  // sweep); llama.cpp on the linear layers' curve, beside int8 MMQ on the 16-bit one.
   const bool mmq = runs_mmq(s, im.device);
-  const double attention_eff = linear_efficiency(im, gemm_rows(s, n)) * (mmq ? im.compute.gemm_max / mmq_ceiling : 1);
+  const double attention_rate =
+      attention_peak(im).value() * (serving_runtime(s.runtime) ? flash_attention_eff(im.compute, static_cast<double>(tokens), false)
+                                                               : linear_efficiency(im, gemm_rows(s, n)) *
+                                                                     (mmq ? im.compute.gemm_max / mmq_ceiling : 1));
   // Only each prompt's last position is sampled: its logits alone run the output projection.
-  const Seconds compute = linear_compute(im, n, par, prompts) +
-                          attention / (im.device.peak_for(mmq ? DType::fp16 : s.compute) * (attention_eff * par));
+  const Seconds compute = linear_compute(im, n, par, prompts) + seconds(attention.value() / (attention_rate * par));
   const Seconds read = s.ep > 1 ? stream_time(im, im.memory.weights)  // each device its own share
                                 : stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par)) +
                                       dequant_extra(im, widened_bytes(im, n) * (s.tp / par));
@@ -754,7 +772,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
                Seconds(flops(2 * dense_active * own) / (peak * gemm_curve(gmax, im.compute.gemm_half, own, m.hidden, m.hidden))));
   const Bytes kv = kv_read_bytes(m, s.kv_elem_bytes, 1, context, static_cast<int>(own));
   const Flops attention = attention_flops(m, context, own, 1);
-  const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / (peak * im.compute.gemm_max)));
+  const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / (attention_peak(im) * im.compute.gemm_max)));
   // The experts: those of the device's share that the batch touches, in one grouped GEMM over
   // the routed tokens' rows (expert_efficiency).
   const double touched = touched_experts(m, batch) / ep;
@@ -863,9 +881,8 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
                                          (peak.value() * gemm_ceiling(im)));
   const Flops attention = attention_flops(m, context, rows, tp_div);
   const Seconds t_linear = std::max(stream_time(im, blocks * share + head) + dequant_extra(im, widened_bytes(im, rows)), linear);
-  const auto attention_peak = runs_mmq(s, im.device) ? im.device.peak_for(DType::fp16) : peak;  // 16-bit beside MMQ
   const Seconds t_attention =
-      std::max(stream_time(im, kv * share), Seconds(attention / (attention_peak * im.compute.gemm_max)));
+      std::max(stream_time(im, kv * share), Seconds(attention / (attention_peak(im) * im.compute.gemm_max)));
   return t_linear + t_attention + t_host + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers) +
          tp_allreduces(im, rows);
 }

@@ -270,15 +270,14 @@ StepParts replica_parts(const StepModel& sm, const Layout& l) {
   double core_flops = 4 * b * qw / t *
                       (st.train.flash_attention ? m.attended_pairs(full_seq, 0, false) / l.cp : s * full_seq);
   const double core_peak = low_precision(st.precision) ? peak16 : peak;
-  double core_eff = st.train.flash2 && e.flash2_ceiling > 0 ? e.flash2_ceiling : e.gemm_max * 0.8;
   // Flash attention's rate grows with the keys each kernel call sees, L / (L + 238): fitted on
   // FlashAttention-3's H100 forward sweep (head dim 128, batch x length 16k: 430 TFLOP/s at 512 up
   // to 621 at 16,384; pytorch/benchmark PR 2391). Under context parallelism each ring step's call
   // sees half a rank's chunk, s / 2cp (the load-balanced causal split).
-  if (st.train.flash_attention) {
-    const double keys = l.cp > 1 ? full_seq / (2 * l.cp) : full_seq;
-    core_eff *= keys / (keys + flash_keys_half);
-  }
+  const double keys = l.cp > 1 ? full_seq / (2 * l.cp) : full_seq;
+  const double core_eff = st.train.flash_attention ? flash_attention_eff(e, keys, st.train.flash2)
+                          : st.train.flash2 && e.flash2_ceiling > 0 ? e.flash2_ceiling
+                                                                      : e.gemm_max * 0.8;
   double attn_core = core_flops / (core_peak * core_eff);
   // Ring attention merges each of its cp steps' partial outputs into an fp32 sum: reading the
   // step's 16-bit output and reading and writing the sum, 10 bytes an output element; the backward

@@ -45,6 +45,12 @@ constexpr double gemm_k_halves = 2.5, gemm_tile_half = 50;
 constexpr double flash_keys_half = 238;
 // Flash attention's backward rate over its forward rate (FlashAttention-3 paper, H100; step.cpp).
 constexpr double flash_bwd_rate = 0.87;
+// Flash attention's share of the peak for calls that see `keys` keys: its ceiling (FlashAttention-2's
+// where `flash2` and the device has one, else 0.8 of the GEMM ceiling) times L / (L + flash_keys_half).
+inline double flash_attention_eff(const Efficiency& e, double keys, bool flash2) {
+  const double ceiling = flash2 && e.flash2_ceiling > 0 ? e.flash2_ceiling : e.gemm_max * 0.8;
+  return ceiling * keys / (keys + flash_keys_half);
+}
 inline double gemm_curve(double max, double half, double m, double k, double n) {
   const double tiles = m * n * (1.0 / (128 * 128));
   return max * k / (k + gemm_k_halves * half) * tiles / (tiles + gemm_tile_half);
