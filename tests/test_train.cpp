@@ -272,6 +272,36 @@ TEST_CASE("the step parts split at data parallelism give step_parts bit for bit"
   }
 }
 
+TEST_CASE("layer parts kept by the degrees they depend on give step_parts bit for bit", "[train]") {
+  // DeepSeek-V3 (dense and MoE layers, ep) at layouts that share tp, cp, ep, micro-batch and
+  // sequence parallelism but not pp, recomputation or dp: one entry of the cache serves them all.
+  const TrainQuestion q = question("deepseek-v3", "h100-sxm");
+  LayerCache cache(q.model);
+  const Layout layouts[] = {
+      {8, 4, 32, 1, 8, 1, Recompute::full, 2, 1024, 1, true},  {8, 8, 16, 1, 8, 1, Recompute::none, 2, 1024, 1, true},
+      {8, 16, 8, 1, 8, 2, Recompute::full, 2, 1024, 2, true},  {4, 4, 64, 2, 16, 1, Recompute::none, 1, 512, 1, true},
+      {4, 8, 32, 2, 16, 3, Recompute::full, 1, 512, 1, true},  {1, 1, 8, 1, 1, 0, Recompute::none, 1, 8, 1, false},
+      // A micro-batch beyond the key's width is computed afresh.
+      {1, 1, 8, 1, 1, 0, Recompute::none, 1 << 21, 8 << 21, 1, false}};
+  for (const Layout& l : layouts) {
+    INFO("tp " << l.tp << " pp " << l.pp << " cp " << l.cp << " ep " << l.ep << " mb " << l.micro_batch);
+    StepParts cached = replica_parts(q.model, l, cache.of(l));
+    add_data_parallel(q.model, l, cached);
+    const StepParts direct = step_parts(q.model, l);
+    CHECK(cached.per_micro == direct.per_micro);
+    CHECK(cached.recompute_micro == direct.recompute_micro);
+    CHECK(cached.tp_per_micro == direct.tp_per_micro);
+    CHECK(cached.cp_per_micro == direct.cp_per_micro);
+    CHECK(cached.ep_per_micro == direct.ep_per_micro);
+    CHECK(cached.bwd == direct.bwd);
+    CHECK(cached.p2p == direct.p2p);
+    CHECK(step_time(q.model, l, cached).total.value() == step_time(q.model, l).total.value());
+  }
+  // The first three share one entry, the next two another: asked again, the same parts.
+  CHECK(&cache.of(layouts[0]) == &cache.of(layouts[1]));
+  CHECK(cache.of(layouts[3]).attn_gemm == layer_parts(q.model, layouts[4]).attn_gemm);
+}
+
 TEST_CASE("the bounded search keeps the best layout under every pipeline schedule", "[train]") {
   // The group bound counts the bubble at the most chunks a group can interleave and one pipeline
   // send each way: 405B on 256 H100s and GPT-3 on 512 A100s pipeline their best layouts.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <bitset>
 #include <span>
 #include <vector>
@@ -335,8 +336,8 @@ constexpr double bound_margin = 1 - 1e-9;
 // The bound (tokens/s) of l's group, its step parts left in `p` where it reaches `target`. The
 // replica's parts come first: the bound without the data-parallel collectives and the pipeline
 // sends' reach, which only add time, may already fall short, and then they are not computed.
-double group_bound(const StepModel& sm, const Layout& l, double target, StepParts& p) {
-  p = replica_parts(sm, l);
+double group_bound(const StepModel& sm, const Layout& l, LayerCache& layers, double target, StepParts& p) {
+  p = replica_parts(sm, l, layers.of(l));
   const double tokens = l.global_batch * static_cast<double>(sm.settings.train.seq_len);
   const double without = tokens / fastest_step(sm, p, l);
   if (without < target) return without;
@@ -345,8 +346,48 @@ double group_bound(const StepModel& sm, const Layout& l, double target, StepPart
 }
 }  // namespace
 
+const LayerParts& LayerCache::of(const Layout& l) {
+  // The degrees layer_parts reads, packed; a layout beyond the widths (a constraint far outside
+  // what the search enumerates) is computed afresh.
+  const auto fits = [](int v, int bits) { return v >= 1 && v < (1 << bits); };
+  if (!fits(l.tp, 12) || !fits(l.cp, 12) || !fits(l.ep, 16) || !fits(l.micro_batch, 20))
+    return scratch_ = layer_parts(sm_, l);
+  const std::uint64_t key = static_cast<std::uint64_t>(l.tp) | static_cast<std::uint64_t>(l.cp) << 12 |
+                            static_cast<std::uint64_t>(l.ep) << 24 | static_cast<std::uint64_t>(l.micro_batch) << 40 |
+                            static_cast<std::uint64_t>(l.sequence_parallel) << 60;
+  const auto slot_of = [this](std::uint64_t k) {
+    // Fibonacci hashing: the product's top bits, which every bit of the key reaches.
+    const int bits = std::countr_zero(keys_.size());
+    std::size_t i = static_cast<std::size_t>((k * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
+    while (keys_[i] != 0 && keys_[i] != k) i = (i + 1) & (keys_.size() - 1);
+    return i;
+  };
+  std::size_t i = slot_of(key);
+  if (keys_[i] == 0) {
+    if (2 * (parts_.size() + 1) > keys_.size()) {  // grow first: the table stays at most half full
+      std::vector<std::uint64_t> keys(keys_.size() * 2);
+      std::vector<std::uint32_t> index(keys.size());
+      keys.swap(keys_);
+      index.swap(index_);
+      for (std::size_t j = 0; j < keys.size(); ++j)
+        if (keys[j] != 0) {
+          const std::size_t at = slot_of(keys[j]);
+          keys_[at] = keys[j];
+          index_[at] = index[j];
+        }
+      i = slot_of(key);
+    }
+    keys_[i] = key;
+    index_[i] = static_cast<std::uint32_t>(parts_.size());
+    parts_.push_back(layer_parts(sm_, l));
+  }
+  return parts_[index_[i]];
+}
+
 SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens, int top_k,
-                            bool bounded, double floor_tokens_per_s) {
+                            bool bounded, double floor_tokens_per_s, LayerCache* layers) {
+  LayerCache own(sm);
+  if (!layers) layers = &own;
   SearchResult r;
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
@@ -375,7 +416,7 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     if (bounded && (full || floor_tokens_per_s > 0)) {
       const double worst = full ? r.top.back().tokens_per_s : floor_tokens_per_s * bound_margin;
       if (const auto b = previous.of(l); b && *b < worst * bound_margin) return false;
-      const double bound = group_bound(sm, l, worst, sparts);
+      const double bound = group_bound(sm, l, *layers, worst, sparts);
       previous.keep(l, bound);
       if (bound < worst) return false;
       have_step = true;
@@ -388,7 +429,8 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     ++r.fitting;
     if (l.recompute == Recompute::none) whole(l) = true;
     if (!have_step) {
-      sparts = step_parts(sm, l);
+      sparts = replica_parts(sm, l, layers->of(l));
+      add_data_parallel(sm, l, sparts);
       have_step = true;
     }
     Candidate cand;
@@ -447,7 +489,9 @@ bool any_layout_fits(const StepModel& sm, int gpus, const LayoutConstraints& c, 
 }
 
 bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
-                        double tokens_per_s) {
+                        double tokens_per_s, LayerCache* layers) {
+  LayerCache own(sm);
+  if (!layers) layers = &own;
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
   bool found = false;
@@ -458,7 +502,7 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
     // No variant of the group is faster than fastest_step: a group whose bound falls short is
     // skipped whole.
     if (const auto b = previous.of(l); b && *b < tokens_per_s * bound_margin) return false;
-    const double bound = group_bound(sm, l, tokens_per_s, sparts);
+    const double bound = group_bound(sm, l, *layers, tokens_per_s, sparts);
     previous.keep(l, bound);
     if (bound < tokens_per_s * (1 - 1e-12)) return false;
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);

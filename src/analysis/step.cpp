@@ -235,12 +235,12 @@ double host_issue_s(int layers, int moe_layers, bool cuda_graphs) {
   return (layers * dense_kernels + moe_layers * moe_kernels) * per_kernel;
 }
 
-StepParts replica_parts(const StepModel& sm, const Layout& l) {
+LayerParts layer_parts(const StepModel& sm, const Layout& l) {
   const ModelArch& m = sm.model;
   const Device& d = sm.device;
   const StepSettings& st = sm.settings;
   const Efficiency& e = st.eff;
-  StepParts r;
+  LayerParts y;
   // GEMMs run at the precision's peak; FP8 has its own ceiling. The attention core stays in
   // 16 bits (Transformer Engine keeps softmax and attention in BF16).
   const double peak16 = d.peak_for(DType::bf16).value();
@@ -255,14 +255,15 @@ StepParts replica_parts(const StepModel& sm, const Layout& l) {
   const double peak = d.peak_for(st.compute_dtype).value();
   const double mem_bw = d.memory_bw.value() * e.memory;
   const double qw = static_cast<double>(m.q_width()), kvw = static_cast<double>(m.kv_width());
+  y.tokens = tokens;
 
   // --- compute per layer, forward, one micro-batch
   auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * geff(tokens, k, n)); };
   // Under a low precision, a GEMM left in 16 bits takes its quantised time times to16: the curve's
   // shape is the same, its ceiling and the peak are the 16-bit ones.
   const bool lowp = low_precision(st.precision), mlp_only = lowp && st.low_precision_mlp_only;
-  const double to16 = lowp ? peak * gmax / (peak16 * e.gemm_max) : 1;
-  double attn_gemm = (gemm(h, (qw + 2 * kvw) / t) + gemm(qw / t, h)) * (mlp_only ? to16 : 1);
+  y.to16 = lowp ? peak * gmax / (peak16 * e.gemm_max) : 1;
+  y.attn_gemm = (gemm(h, (qw + 2 * kvw) / t) + gemm(qw / t, h)) * (mlp_only ? y.to16 : 1);
   // Attention core (QK^T and PV): causal flash attention skips the blocks above the diagonal and,
   // in a sliding-window layer, those beyond the window (attended_pairs, averaged over the layers);
   // eager attention computes the whole score matrix, masked. Each cp rank has 1/cp of the pairs.
@@ -278,12 +279,12 @@ StepParts replica_parts(const StepModel& sm, const Layout& l) {
   const double core_eff = st.train.flash_attention ? flash_attention_eff(e, keys, st.train.flash2)
                           : st.train.flash2 && e.flash2_ceiling > 0 ? e.flash2_ceiling
                                                                       : e.gemm_max * 0.8;
-  double attn_core = core_flops / (core_peak * core_eff);
+  y.attn_core = core_flops / (core_peak * core_eff);
   // Ring attention merges each of its cp steps' partial outputs into an fp32 sum: reading the
   // step's 16-bit output and reading and writing the sum, 10 bytes an output element; the backward
   // pass sums dQ the same way and dK, dV (8 bytes an element) as they travel the ring.
-  const double cp_merge_fwd = l.cp > 1 ? l.cp * 10 * b * s * qw / t / mem_bw : 0;
-  const double cp_merge_bwd = l.cp > 1 ? cp_merge_fwd + l.cp * 8 * b * s * 2 * kvw / t / mem_bw : 0;
+  y.cp_merge_fwd = l.cp > 1 ? l.cp * 10 * b * s * qw / t / mem_bw : 0;
+  y.cp_merge_bwd = l.cp > 1 ? y.cp_merge_fwd + l.cp * 8 * b * s * 2 * kvw / t / mem_bw : 0;
   const double mats = m.gated() ? 3 : 2;
   const bool sp = l.sequence_parallel && l.tp > 1;
   // Transformer Engine quantises each input of a low-precision GEMM: it reads the 16-bit tensor
@@ -312,32 +313,76 @@ StepParts replica_parts(const StepModel& sm, const Layout& l) {
     return up + down;
   };
   const bool moe = m.moe();
-  double dense_mlp = mlp_of(m.ffn, 1);
-  double moe_mlp = 0;
+  y.dense_mlp = mlp_of(m.ffn, 1);
   if (moe) {
     // Each token visits k routed experts. With expert parallelism the ep ranks exchange
     // tokens so that each device runs its experts/ep local experts on tokens x k tokens in
     // all (balanced routing): tokens x k / local per expert.
     const double local = static_cast<double>(m.experts) / l.ep;
-    moe_mlp = local * mlp_of(m.expert_ffn, m.active_experts / local) + m.shared_experts * mlp_of(m.expert_ffn, 1);
+    y.moe_mlp = local * mlp_of(m.expert_ffn, m.active_experts / local) + m.shared_experts * mlp_of(m.expert_ffn, 1);
   }
   // Memory-bound element-wise work: norms, residuals, activation function, rotary, dropout.
   double elem_bytes = 24 * tokens * h / (sp ? t : 1) + 6 * tokens * (moe ? m.expert_ffn * m.active_experts : m.ffn) / t;
-  double elem = elem_bytes / mem_bw;
+  y.elem = elem_bytes / mem_bw;
+  y.permute = moe ? moe_permute_bytes(m, tokens) / (sp ? t : 1) / mem_bw : 0;
+  const double expert_copies = m.active_experts + m.shared_experts;
+  y.cast_fwd_dense = lowp ? attn_cast_fwd + mlp_cast_fwd(m.ffn, 1) : 0;
+  y.cast_bwd_dense = lowp ? attn_cast_bwd + mlp_cast_bwd(m.ffn, 1) : 0;
+  y.cast_fwd_moe = lowp && moe ? attn_cast_fwd + mlp_cast_fwd(m.expert_ffn, expert_copies) : 0;
+  y.cast_bwd_moe = lowp && moe ? attn_cast_bwd + mlp_cast_bwd(m.expert_ffn, expert_copies) : 0;
+  // Output layer and loss on the last stage (and the embedding on the first), in 16 bits under a
+  // low precision: Megatron's output layer is its own ColumnParallelLinear, not a Transformer
+  // Engine module.
+  y.head = gemm(h, m.vocab / t) * y.to16;
+  // The loss over the vocabulary, memory-bound, on the last stage with the output layer. Unfused,
+  // as PyTorch's F.cross_entropy runs on 16-bit logits under autocast: the fp32 upcast (read 2,
+  // write 4 bytes a logit), log-softmax (4 + 4), the NLL backward's zero-filled gradient (4),
+  // log-softmax's backward (read 4 + 4, write 4) and the cast back to 16 bits (4 + 2): 36 bytes a
+  // logit. Fused (flash-attn's cross-entropy kernel, Megatron's fused vocab-parallel one): the
+  // forward reads the 16-bit logits once, the backward reads them again and writes their gradient,
+  // 6 bytes. Against 6N FLOPs a token this is 1-2% of a Llama 3 8B step, 10-20% of GPT-2 124M's.
+  y.loss = (st.train.fused_loss ? 6 : 36) * tokens * static_cast<double>(m.vocab) / t / mem_bw;
+
+  // --- tensor-parallel communication: one all-reduce of the layer's 16-bit activations (or the
+  // same volume as an all-gather and a reduce-scatter with sequence parallelism).
+  if (l.tp > 1) y.tp_one = collective_s(d, e, 2 * tokens * h, l.tp, 1, ring_allreduce_s);
+  // --- context parallelism: ring attention passes K and V shards (cp - 1) times forward and
+  // twice that backward.
+  if (l.cp > 1) {
+    double kv_bytes = 2 * 2 * b * s * kvw / t;
+    y.cp_comm = 3 * (l.cp - 1) * p2p_s(d, e, kv_bytes, l.cp * l.tp > d.scale_up_domain);
+  }
+  // --- expert parallelism: one dispatch or combine all-to-all.
+  if (moe && l.ep > 1) {
+    double bytes_a2a = 2 * tokens * h * m.active_experts / (sp ? t : 1);
+    y.ep_a2a = alltoall_s(d, e, bytes_a2a, l.ep, l.tp * l.cp, m.active_experts, st.ep_dedup);
+  }
+  return y;
+}
+
+StepParts replica_parts(const StepModel& sm, const Layout& l) { return replica_parts(sm, l, layer_parts(sm, l)); }
+
+StepParts replica_parts(const StepModel& sm, const Layout& l, const LayerParts& y) {
+  const ModelArch& m = sm.model;
+  const Device& d = sm.device;
+  const StepSettings& st = sm.settings;
+  const Efficiency& e = st.eff;
+  StepParts r;
+  const double tokens = y.tokens, h = m.hidden, t = l.tp;
+  const double mem_bw = d.memory_bw.value() * e.memory;
+  const bool sp = l.sequence_parallel && l.tp > 1;
+  const bool lowp = low_precision(st.precision), mlp_only = lowp && st.low_precision_mlp_only;
+  const bool moe = m.moe();
+  const double attn_gemm = y.attn_gemm, attn_core = y.attn_core, dense_mlp = y.dense_mlp, moe_mlp = y.moe_mlp;
+  const double to16 = y.to16, permute = y.permute;
 
   const int per_stage = (m.layers + l.pp - 1) / l.pp;
   const int moe_layers_here = moe ? std::min(per_stage, std::max(0, m.moe_layers() - (m.layers - per_stage))) : 0;
   // The most loaded stage: the last stages hold the MoE layers in DeepSeek-style models.
   const int dense_layers_here = per_stage - moe_layers_here;
-  const double permute = moe ? moe_permute_bytes(m, tokens) / (sp ? t : 1) / mem_bw : 0;
-  const double expert_copies = m.active_experts + m.shared_experts;
-  const double cast_fwd_dense = lowp ? attn_cast_fwd + mlp_cast_fwd(m.ffn, 1) : 0;
-  const double cast_bwd_dense = lowp ? attn_cast_bwd + mlp_cast_bwd(m.ffn, 1) : 0;
-  const double cast_fwd_moe = lowp && moe ? attn_cast_fwd + mlp_cast_fwd(m.expert_ffn, expert_copies) : 0;
-  const double cast_bwd_moe = lowp && moe ? attn_cast_bwd + mlp_cast_bwd(m.expert_ffn, expert_copies) : 0;
-  const double shared = attn_core + cp_merge_fwd + elem;  // what no precision changes
-  const double fwd_layer_dense = attn_gemm + dense_mlp + shared + cast_fwd_dense;
-  const double fwd_layer_moe = attn_gemm + moe_mlp + shared + permute + cast_fwd_moe;
+  const double shared = attn_core + y.cp_merge_fwd + y.elem;  // what no precision changes
+  const double fwd_layer_dense = attn_gemm + dense_mlp + shared + y.cast_fwd_dense;
+  const double fwd_layer_moe = attn_gemm + moe_mlp + shared + permute + y.cast_fwd_moe;
   // Layers kept in 16 bits under a low precision (high_precision_layers, split between the first
   // and the last): the first or last stage holds its half of them; taken from the stage's MoE
   // layers first, as the last layers are MoE in DeepSeek-style models.
@@ -346,14 +391,11 @@ StepParts replica_parts(const StepModel& sm, const Layout& l) {
   const double attn16 = mlp_only ? attn_gemm : attn_gemm * to16;
   double fwd = (dense_layers_here - hp_dense) * fwd_layer_dense + (moe_layers_here - hp_moe) * fwd_layer_moe +
                hp_dense * (attn16 + dense_mlp * to16 + shared) + hp_moe * (attn16 + moe_mlp * to16 + shared + permute);
-  // Output layer and loss on the last stage (and the embedding on the first), in 16 bits under a
-  // low precision: Megatron's output layer is its own ColumnParallelLinear, not a Transformer
-  // Engine module.
-  double head = gemm(h, m.vocab / t) * to16;
+  const double head = y.head;
   fwd += head;
   double bwd = 2 * fwd;
-  bwd += (dense_layers_here - hp_dense) * (cast_bwd_dense - 2 * cast_fwd_dense) +
-         (moe_layers_here - hp_moe) * (cast_bwd_moe - 2 * cast_fwd_moe);
+  bwd += (dense_layers_here - hp_dense) * (y.cast_bwd_dense - 2 * y.cast_fwd_dense) +
+         (moe_layers_here - hp_moe) * (y.cast_bwd_moe - 2 * y.cast_fwd_moe);
   // Flash attention's backward recomputes the scores and probabilities it did not keep: five
   // matrix products against the forward's two, 2.5x its FLOPs (the flash-attention repository's
   // benchmark convention, benchmarks/benchmark_flash_attention.py), not the 2x of stored scores.
@@ -361,7 +403,7 @@ StepParts replica_parts(const StepModel& sm, const Layout& l) {
   // TFLOP/s) and for FlashAttention-3 (561 of 648) on an H100 at head dim 128 and 16K tokens (Shah
   // et al. 2024, FlashAttention-3, forward and backward speed figures).
   if (st.train.flash_attention) bwd += (2.5 / flash_bwd_rate - 2) * per_stage * attn_core;
-  bwd += per_stage * (cp_merge_bwd - 2 * cp_merge_fwd);
+  bwd += per_stage * (y.cp_merge_bwd - 2 * y.cp_merge_fwd);
   const bool adapters = adapters_only(st.train);
   // Frozen base weights (LoRA, QLoRA): the backward pass skips the weight-gradient GEMMs, half of
   // its linear-layer work (the adapters' own GEMMs, rank r against width h, are left out).
@@ -370,15 +412,7 @@ StepParts replica_parts(const StepModel& sm, const Layout& l) {
   double recompute = 0;
   if (l.recompute == Recompute::full) recompute = fwd - head;
   else if (l.recompute == Recompute::selective && !st.train.flash_attention) recompute = per_stage * attn_core;
-  // The loss over the vocabulary, memory-bound, on the last stage with the output layer. Unfused,
-  // as PyTorch's F.cross_entropy runs on 16-bit logits under autocast: the fp32 upcast (read 2,
-  // write 4 bytes a logit), log-softmax (4 + 4), the NLL backward's zero-filled gradient (4),
-  // log-softmax's backward (read 4 + 4, write 4) and the cast back to 16 bits (4 + 2): 36 bytes a
-  // logit. Fused (flash-attn's cross-entropy kernel, Megatron's fused vocab-parallel one): the
-  // forward reads the 16-bit logits once, the backward reads them again and writes their gradient,
-  // 6 bytes. Against 6N FLOPs a token this is 1-2% of a Llama 3 8B step, 10-20% of GPT-2 124M's.
-  const double loss = (st.train.fused_loss ? 6 : 36) * tokens * static_cast<double>(m.vocab) / t / mem_bw;
-  double per_micro = (fwd + bwd + recompute + loss) * (1 + st.framework_overhead);
+  double per_micro = (fwd + bwd + recompute + y.loss) * (1 + st.framework_overhead);
   // Full recomputation's share, which a layout recomputing only some layers scales (step_time).
   if (l.recompute == Recompute::full) r.recompute_micro = recompute * (1 + st.framework_overhead);
   // The host issues the stage's kernels while the devices run the ones before: a micro-batch takes
@@ -402,29 +436,18 @@ StepParts replica_parts(const StepModel& sm, const Layout& l) {
   // the recomputed forward. Exposed: Megatron does not overlap them by default.
   double tp_per_micro = 0;
   if (l.tp > 1) {
-    double msg = 2 * tokens * h;  // 16-bit activations
-    double one = collective_s(d, e, msg, l.tp, 1, ring_allreduce_s);
-    tp_per_micro = per_stage * 4 * one * (1 - st.tp_overlap);
+    tp_per_micro = per_stage * 4 * y.tp_one * (1 - st.tp_overlap);
     if (l.recompute == Recompute::full) {
-      r.tp_recompute_micro = per_stage * 2 * one * (1 - st.tp_overlap);
+      r.tp_recompute_micro = per_stage * 2 * y.tp_one * (1 - st.tp_overlap);
       tp_per_micro += r.tp_recompute_micro;
     }
   }
-  // --- context parallelism: ring attention passes K and V shards (cp - 1) times forward and
-  // twice that backward, overlapped with the attention core.
+  // --- context parallelism: the ring's passes, overlapped with the attention core.
   double cp_per_micro = 0;
-  if (l.cp > 1) {
-    double kv_bytes = 2 * 2 * b * s * kvw / t;
-    double comm = 3 * (l.cp - 1) * p2p_s(d, e, kv_bytes, l.cp * l.tp > d.scale_up_domain);
-    cp_per_micro = per_stage * (comm - st.cp_overlap * std::min(comm, 3 * attn_core));
-  }
+  if (l.cp > 1) cp_per_micro = per_stage * (y.cp_comm - st.cp_overlap * std::min(y.cp_comm, 3 * attn_core));
   // --- expert parallelism: dispatch and combine all-to-alls, forward and backward.
   double ep_per_micro = 0;
-  if (moe && l.ep > 1) {
-    double bytes_a2a = 2 * tokens * h * m.active_experts / (sp ? t : 1);
-    ep_per_micro = moe_layers_here * 4 * alltoall_s(d, e, bytes_a2a, l.ep, l.tp * l.cp, m.active_experts, st.ep_dedup) *
-                   (1 - st.ep_overlap);
-  }
+  if (moe && l.ep > 1) ep_per_micro = moe_layers_here * 4 * y.ep_a2a * (1 - st.ep_overlap);
   // --- pipeline: activations to the next stage, forward and backward, per micro-batch. Each
   // tensor-parallel rank sends its 1/t of them, with or without sequence parallelism: Megatron's
   // scatter/gather optimisation (Narayanan et al. 2021, section 4.1; on by default) splits the

@@ -82,17 +82,18 @@ Fewest fewest_for_deadline(const TrainQuestion& q, int& counts) {
     return q.tokens / (std::max(1e-9, g) * q.deadline.value());
   };
   std::map<int, bool> cache;
+  LayerCache layers(q.model);  // the counts share most layouts' layer parts
   auto meets_devices = [&](int n) {
     auto it = cache.find(n);
     if (it == cache.end()) {
-      it = cache.emplace(n, any_layout_reaches(q.model, n, q.layout, q.target_batch(n), needed_at(n))).first;
+      it = cache.emplace(n, any_layout_reaches(q.model, n, q.layout, q.target_batch(n), needed_at(n), &layers)).first;
       ++counts;
     }
     return it->second;
   };
   // The answer's count in full: some layout reaches what it needs, so no group below that can be best.
   auto full = [&](int n) {
-    return search_layouts(q.model, n, q.layout, q.target_batch(n), 1, true, needed_at(n));
+    return search_layouts(q.model, n, q.layout, q.target_batch(n), 1, true, needed_at(n), &layers);
   };
   // Devices with no link between them: one is all there is.
   if (const std::string p = interconnect_problem(q.model.device, 2); !p.empty()) {

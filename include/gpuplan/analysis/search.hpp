@@ -5,6 +5,7 @@
 // pruning layouts that do not fit before timing them. Where no layout of a count fits on the
 // devices, each is tried again with its state offloaded to the host (optimizer, activations,
 // weights: every set its ZeRO stage and recomputation allow), unless --offload fixes the set.
+#include <cstdint>
 #include <vector>
 
 #include "gpuplan/analysis/step.hpp"
@@ -22,6 +23,23 @@ struct Candidate {
 // MFU with the model FLOPs, HFU with the hardware FLOPs.
 double flops_utilisation(Flops flops, const StepTime& t, const StepModel& sm, int gpus);
 
+// layer_parts of the layouts one model's searches meet, kept by the degrees they depend on (tp,
+// cp, ep, micro-batch, sequence parallelism): the pipeline depths and recomputations of a count,
+// and a deadline's counts, share them (a deadline query meets some 28,000 groups and 1,900 of these).
+class LayerCache {
+ public:
+  explicit LayerCache(const StepModel& sm) : sm_(sm) {}
+  // layer_parts(sm, l); the reference holds until the next call.
+  const LayerParts& of(const Layout& l);
+
+ private:
+  const StepModel& sm_;
+  std::vector<std::uint64_t> keys_ = std::vector<std::uint64_t>(512);  // open addressing; 0 is empty (tp >= 1)
+  std::vector<std::uint32_t> index_ = std::vector<std::uint32_t>(512);  // into parts_, slot by slot
+  std::vector<LayerParts> parts_;
+  LayerParts scratch_;  // a layout beyond the key's widths
+};
+
 struct SearchResult {
   long evaluated = 0;  // layouts considered
   long fitting = 0;    // layouts whose memory fits
@@ -36,14 +54,15 @@ struct SearchResult {
 // that cannot reach it before the top is full: for a caller that knows its top reaches it (the
 // deadline's count, where any_layout_reaches said yes), the same top again.
 SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
-                            int top_k, bool bounded = false, double floor_tokens_per_s = 0);
+                            int top_k, bool bounded = false, double floor_tokens_per_s = 0,
+                            LayerCache* layers = nullptr);
 
 // Whether some layout of `gpus` devices that fits reaches `tokens_per_s` (the same layouts and
 // throughput as search_layouts, so the same answer as its best >= tokens_per_s), stopping at the
 // first that does and skipping groups of layouts that provably cannot: for a deadline's
 // yes-or-no at one count, several times cheaper than ranking every layout.
 bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
-                        double tokens_per_s);
+                        double tokens_per_s, LayerCache* layers = nullptr);
 
 // Whether some layout of `gpus` devices fits on the devices, without offload (stops at the first).
 bool fits_on_devices(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens);

@@ -211,6 +211,20 @@ StepParts step_parts(const StepModel& sm, const Layout& l);
 // share the first.
 StepParts replica_parts(const StepModel& sm, const Layout& l);
 void add_data_parallel(const StepModel& sm, const Layout& l, StepParts& parts);
+// What one layer of each kind costs a micro-batch, which depends on l's tp, cp, ep, micro-batch
+// and sequence parallelism alone (not on pp, recomputation or dp): replica_parts assembles a
+// stage of them, so a search computes them once for the layouts that share those degrees.
+struct LayerParts {
+  double tokens = 0;  // per micro-batch on a rank (seq / cp x micro-batch)
+  double to16 = 1;    // a 16-bit GEMM's time over a quantised one's (low precisions)
+  double attn_gemm = 0, attn_core = 0, cp_merge_fwd = 0, cp_merge_bwd = 0, dense_mlp = 0, moe_mlp = 0, elem = 0,
+         permute = 0;
+  double cast_fwd_dense = 0, cast_bwd_dense = 0, cast_fwd_moe = 0, cast_bwd_moe = 0;  // low-precision quantisation
+  double head = 0, loss = 0;                   // the output layer and the loss over the vocabulary
+  double tp_one = 0, cp_comm = 0, ep_a2a = 0;  // one tp collective, a layer's ring passes, one all-to-all
+};
+LayerParts layer_parts(const StepModel& sm, const Layout& l);
+StepParts replica_parts(const StepModel& sm, const Layout& l, const LayerParts& layer);
 // Host time to issue `layers` layers' kernels (forward and backward) of which `moe_layers` are
 // MoE layers, eagerly or as CUDA graphs.
 double host_issue_s(int layers, int moe_layers, bool cuda_graphs);
