@@ -33,6 +33,19 @@ head -1 "$TMP/root/usr/share/doc/gpuplan/copyright" | grep -q "copyright-format/
 if command -v file >/dev/null; then
   file "$TMP/root/usr/bin/gpuplan" | grep -q ", stripped" || fail "the packaged binary is not stripped"
 fi
+# lintian, where installed: no error or warning. A maintainer's address the project does not
+# invent (CMakeLists.txt, GPUPLAN_DEB_MAINTAINER): without one, lintian reports the Maintainer field
+# and the changelog that goes with it, and those two tags alone.
+if command -v lintian >/dev/null; then
+  lintian --no-tag-display-limit "$deb" >"$TMP/lintian" 2>&1
+  grep -E '^[EW]: ' "$TMP/lintian" >"$TMP/tags" || true
+  if ! grep -q '<.*@.*>' <<<"$(dpkg-deb -f "$deb" Maintainer)"; then
+    grep -v -E '^E: gpuplan: (malformed-contact Maintainer|no-changelog usr/share/doc/gpuplan/changelog.gz)' "$TMP/tags" \
+      >"$TMP/other" || true
+    mv "$TMP/other" "$TMP/tags"
+  fi
+  [ ! -s "$TMP/tags" ] || fail "lintian: $(head -5 "$TMP/tags" | tr '\n' ';')"
+fi
 GPUPLAN="$TMP/root/usr/bin/gpuplan"
 run --version
 expect_rc 0; expect_out "gpuplan $(dpkg-deb -f "$deb" Version)"
