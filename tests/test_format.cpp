@@ -198,6 +198,22 @@ TEST_CASE("A long value in a figures column wraps before the label column does")
         "owned: per year              $13.1M / $52.4M\n");
 }
 
+TEST_CASE("The label column keeps its width while the values can wrap") {
+  // 50 columns: the label (31 wide) stays whole, the value column (28 wide) gives way to 17 and
+  // wraps its phrase, right-aligned; its figure (15) stays whole. Before, the label broke after "4".
+  gpuplan::Table t;
+  t.headers = {"bill", "value"};
+  t.right = {false, true};
+  t.add_row({"cloud: per year over 4 years at", "$2.24M / $8.95M"});
+  t.add_row({"cloud cost", "$117k (lambda at $3.99/hour)"});
+  CHECK(gpuplan::render_text(t, 50) ==
+        "bill                                         value\n"
+        "-------------------------------  -----------------\n"
+        "cloud: per year over 4 years at    $2.24M / $8.95M\n"
+        "cloud cost                        $117k (lambda at\n"
+        "                                       $3.99/hour)\n");
+}
+
 TEST_CASE("calendar dates as days since 1970 and back") {
   CHECK(parse_date("1970-01-01") == 0);
   CHECK(parse_date("1970-03-01") == 31 + 28);

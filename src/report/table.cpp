@@ -71,20 +71,29 @@ std::string render_text(const Table& t, std::size_t max_width) {
   auto right = [&](std::size_t c) { return c < t.right.size() && t.right[c]; };
   // Narrower than the terminal: the widest text column gives way first and its cells wrap at
   // spaces, down to its heading or its longest word (at most 20 characters wide), so that ids
-  // never break. Right-aligned columns hold figures with their units: a figure (up to 24
+  // never break. Right-aligned columns hold figures with their units: a figure (a cell of up to 24
   // characters: "$13.1M / $52.4M") never wraps, a longer value (a fabric, a site) may, at spaces.
   std::vector<std::size_t> floor(n, 0);
   for (std::size_t c = 0; c < n; ++c) {
-    std::size_t word = 0;
+    std::size_t word = 0, figure = 0;
     for (const auto& row : t.rows)
-      if (c < row.size())
+      if (c < row.size()) {
+        if (const std::size_t cell = width(printable(row[c])); cell <= 24) figure = std::max(figure, cell);
         for (std::size_t start = 0; start < row[c].size();) {
           const std::size_t end = std::min(row[c].find(' ', start), row[c].size());
           word = std::max(word, width(row[c].substr(start, end - start)));
           start = end + 1;
         }
-    floor[c] = right(c) ? std::max({width(t.headers[c]), std::min<std::size_t>(w[c], 24), word})
+      }
+    floor[c] = right(c) ? std::max({width(t.headers[c]), figure, word})
                         : std::max(width(t.headers[c]), std::min<std::size_t>(word, 20));
+  }
+  // The first column names the rows: it keeps its width while the others can give way, and wraps
+  // only what the terminal cannot hold beside their floors.
+  if (max_width > 0 && n > 1) {
+    std::size_t others = 2 * (n - 1);
+    for (std::size_t c = 1; c < n; ++c) others += floor[c];
+    floor[0] = std::max(floor[0], std::min(w[0], max_width > others ? max_width - others : 0));
   }
   if (max_width > 0 && n > 0) {
     auto total = [&] {
