@@ -566,15 +566,19 @@ int run_cli(int argc, char** argv) {
   help->callback([&] {
     action = [&] {
       const CLI::App* at = &app;
+      std::string parents;  // "gpuplan catalog" above list: the usage line --help prints
       for (const auto& word : help_path) {
         std::vector<std::string> names;
         const CLI::App* next = subcommand_named(*at, word, names, "help");
         if (!next)
           fail(Exit::usage, fmt::format("no command '{}' to show help for{} (see 'gpuplan{} --help')", shown(word),
                                         did_you_mean(word, names, ""), at == &app ? "" : " " + at->get_name()));
+        parents += (parents.empty() ? "" : " ") + at->get_name();
         at = next;
       }
-      write_stdout(at->help());
+      // Alone, the tool's own help (app.help() would give the help command's, the one parsed).
+      write_stdout(at == &app ? app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal)
+                              : at->help(parents));
       return 0;
     };
   });

@@ -6,6 +6,15 @@
 run train --model llama-3.1-70b --gpu h100-sxm --gpus 1024 --tokens 15T
 expect_rc 0; expect_out "facility power"; expect_out "cloud cost"; expect_out "owned: per year / over"; expect_out "buy vs cloud break-even"
 golden train-llama-3.1-70b-1024.txt
+# The same at an 80-column terminal (script(1) gives the tool one): every line fits, the labels
+# whole and the values wrapped.
+if command -v script >/dev/null && command -v stty >/dev/null; then
+  script -qec "stty cols 80; '$GPUPLAN' train --model llama-3.1-70b --gpu h100-sxm --gpus 1024 --tokens 15T 2>/dev/null" \
+    /dev/null 2>/dev/null | tr -d '\r' >"$TMP/out"
+  [ "$(awk 'length > 80' "$TMP/out" | wc -l)" -eq 0 ] || fail "lines over 80 columns: $(awk 'length > 80' "$TMP/out" | head -2)"
+  grep -q "^cloud: per year / over 4.00 years at 100% use " "$TMP/out" || fail "a bill label wrapped at 80 columns"
+  golden train-llama-3.1-70b-1024-80col.txt
+fi
 run train --model llama-3.1-405b --gpu h100-sxm --gpus 16384 --tokens 15.6T --site us-average --format json
 expect_rc 0
 for k in power it_kw facility_mw_peak facility_mw_avg racks energy_mwh co2_t cost_usd cloud owned_run owned_tco \

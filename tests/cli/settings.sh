@@ -66,6 +66,20 @@ expect_rc 0; [ "$(wc -l <"$TMP/out")" -eq 2 ] || fail "train CSV is not a header
 head -1 "$TMP/out" | grep -q "wall_clock_s" || fail "train CSV header lacks wall_clock_s"
 head -1 "$TMP/out" | grep -q "assumptions\.\|warnings" && fail "train CSV spreads its assumption list over columns"
 
+# gpuplan help CMD is the command's --help, sectioned as the man page is: a golden of train's.
+run help train
+expect_rc 0; expect_out "Usage: gpuplan train [OPTIONS]"
+golden help-train.txt
+run train --help
+diff -u "$GOLDEN/help-train.txt" "$TMP/out" >/dev/null || fail "gpuplan help train differs from train --help"
+run help catalog list
+cp "$TMP/out" "$TMP/help-list"
+run catalog list --help
+diff -u "$TMP/help-list" "$TMP/out" >/dev/null || fail "gpuplan help catalog list differs from catalog list --help"
+run help
+cp "$TMP/out" "$TMP/help-alone"
+run --help
+diff -u "$TMP/help-alone" "$TMP/out" >/dev/null || fail "gpuplan help alone differs from gpuplan --help"
 # --help lists only what a command takes.
 run infer --help
 expect_rc 0; expect_out "--ttft"
