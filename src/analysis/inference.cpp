@@ -433,8 +433,8 @@ DecodeEfficiency decode_efficiency(const Device& d, double bpw) {
   // Unified LPDDR behind CUDA (DGX Spark's GB10): the unified-memory streaming share above with the
   // CUDA builds' per-layer cost (CUDA graphs). Checked out of sample on ggml-org's DGX Spark runs
   // (tests/validation/REPORT.md).
-  const bool cuda = d.family == "volta" || d.family == "ampere" || d.family == "ada" || d.family == "hopper" ||
-                    d.family == "blackwell";
+  const bool cuda = d.family == "volta" || d.family == "turing" || d.family == "ampere" || d.family == "ada" ||
+                    d.family == "hopper" || d.family == "blackwell";
   if (d.memory_type == "lpddr" && cuda)
     return {0.86, seconds(24e-6), "unified LPDDR on CUDA: the unified-memory share, CUDA's per-layer cost"};
   if (d.memory_type == "lpddr") return {0.86, seconds(0.166e-3), "unified LPDDR: the M2 Ultra fit (Dec 2023 builds)"};

@@ -123,6 +123,12 @@ expect_rc 0; expect_err "nothing to rank here"
 # bf16 on two H100 (65.7 GiB a card under gpu_memory_utilization 0.9).
 run infer --model llama-3.1-70b --gpu h100-sxm --gpus 2 --quant bf16 --format json
 expect_rc 0; expect_out '"fits": true'; expect_out '"capacity_bytes": 85520809984'; expect_out '"usable_bytes":'
+# Colab's T4 (15,360 MiB as nvidia-smi gives it): an 8B model in Q4_K_M fits with llama.cpp; in
+# 16 bits its 15.0 GiB of weights alone fill the card, and llama.cpp keeps two layers on the host.
+run infer --model llama-3.1-8b --gpu t4 --quant q4_k_m --format json
+expect_rc 0; expect_out '"fits": true'; expect_out '"capacity_bytes": 16106127360'
+run infer --model llama-3.1-8b --gpu tesla-t4 --quant bf16 --runtime llama.cpp
+expect_rc 0; expect_out "no: 2 of 32 layers in cpu-desktop memory"
 # A Mac's memory is one pool: nothing goes "to the host"; Q8_0 Qwen3 32B would swap on 36 GiB,
 # and the answer is still printed with one line saying why it is not met (exit 1).
 run infer --model qwen3-32b --gpu apple-m4-max-36gb --quant q8_0 --format json
