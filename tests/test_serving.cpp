@@ -342,7 +342,14 @@ TEST_CASE("a serving runtime's decode batch runs its GEMMs on the training model
   const ModelArch mx = model_from_record(cat().get("models", "mixtral-8x7b"));
   const InferModel imx = make_infer_model(mx, count_params(mx), h100, h100, s);
   CHECK(linear_efficiency(imx, 256) == Approx(gemm_curve(0.71, half, 256, 4096, 6144)));
-  CHECK(expert_efficiency(imx, 256) == Approx(gemm_curve(0.71, half, 512, 4096, 2 * 14336.0)));
+  // Under vLLM on Hopper its Triton kernels cap that at 309.2 GFLOP in 1,647.57 us (188 TFLOP/s,
+  // vLLM PR #24700's H100 benchmark), 0.095 of the FP8 peak; TensorRT-LLM's keep the curve.
+  CHECK(expert_efficiency(imx, 256) == Approx(309237645312.0 / 1647.57e-6 / h100.peak_for(DType::fp8).value()));
+  CHECK(expert_efficiency(imx, 256) == Approx(0.0948).epsilon(0.001));
+  InferSettings trt = s;
+  trt.runtime = Runtime::tensorrt_llm;
+  CHECK(expert_efficiency(make_infer_model(mx, count_params(mx), h100, h100, trt), 256) ==
+        Approx(gemm_curve(0.71, half, 512, 4096, 2 * 14336.0)));
   // The linear layers' time: the dense FLOPs at the first, the routed experts' at the second.
   const ParamCounts pc = count_params(mx);
   const double routed = 32.0 * 2 * pc.expert, dense = pc.active - pc.embedding - pc.output - routed;

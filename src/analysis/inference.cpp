@@ -564,8 +564,30 @@ Seconds stream_time(const InferModel& im, Bytes b) { return b / (im.device.memor
 // experts on one H100 (docs/performance-lab/gpt-oss-120b/h100.md): the four-user TPOT, 8.31 ms,
 // gives the stream's share, the bursts of 2K and 4K prompts the GEMMs'. Out of sample: the same
 // runs at tp 2 and 32K prompts, A100's and MI300X's (tests/validation/REPORT.md). llama.cpp's own
-// MXFP4 kernels keep its decode fit.
+// MXFP4 kernels keep its decode fit. On Hopper the experts' GEMMs take triton_moe_hopper's rate
+// instead (below), which those bursts then check out of sample.
 constexpr double dequant_stream = 0.55, dequant_gemm = 0.35;
+
+// vLLM's and SGLang's fused-MoE Triton kernels on Hopper do a batch's expert GEMMs at about 188
+// TFLOP/s, whatever the weights' precision: vLLM PR #24700's benchmark_moe.py (main branch) timed
+// Qwen3-30B-A3B's FP8 experts on an H100 at 1,647.57 us for 4,096 tokens, 2 x 4,096 x 8 x 3 x
+// 2,048 x 768 = 309.2 GFLOP (the fit), where the grouped GEMM on the dense curve takes a third of
+// that. Out of sample: the same benchmark at 1,024 and 2,048 tokens, and the prompt-bound bursts
+// of DeepSeek-R1 (block FP8, H200), Qwen3-235B (BF16 and block FP8, H100) and gpt-oss (MXFP4,
+// H100) in tests/validation/REPORT.md. The big experts of Mixtral run faster than this (272
+// TFLOP/s at 512 tokens in the same PR): a rate for today's fine-grained experts. TensorRT-LLM's
+// CUTLASS MoE GEMMs and other devices keep the curve.
+constexpr double triton_moe_hopper = 309237645312.0 / 1647.57e-6;  // FLOP/s
+
+bool triton_moe(const InferModel& im) {
+  const Runtime r = im.settings.runtime;
+  return (r == Runtime::vllm || r == Runtime::sglang) && im.device.family == "hopper";
+}
+
+// An expert GEMM's share of the compute precision's peak, capped at the Triton kernels' rate.
+double expert_rate_capped(const InferModel& im, double eff) {
+  return triton_moe(im) ? std::min(eff, triton_moe_hopper / im.device.peak_for(im.settings.compute).value()) : eff;
+}
 
 bool dequantises(const InferModel& im) { return im.settings.dequant_fp4 && serving_runtime(im.settings.runtime); }
 
@@ -643,8 +665,8 @@ double expert_efficiency(const InferModel& im, double tokens) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
   const double par = serving_runtime(s.runtime) ? s.tp : 1;
-  return gemm_curve(gemm_ceiling(im), im.compute.gemm_half, tokens * m.active_experts,
-                    m.hidden, (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn) / par);
+  return expert_rate_capped(im, gemm_curve(gemm_ceiling(im), im.compute.gemm_half, tokens * m.active_experts, m.hidden,
+                                            (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn) / par));
 }
 
 namespace {
@@ -671,7 +693,7 @@ Seconds linear_compute(const InferModel& im, double tokens, double devices, doub
   constexpr double full = 1e9;  // rows enough for the curve's wave term to vanish
   double linear_eff = linear_efficiency(im, rows), expert_eff = expert_efficiency(im, rows);
   if (all) linear_eff = std::min(linear_eff, linear_efficiency(im, full) * dequant_gemm);
-  if (widen) expert_eff = std::min(expert_eff, expert_efficiency(im, full) * dequant_gemm);
+  if (widen && !triton_moe(im)) expert_eff = std::min(expert_eff, expert_efficiency(im, full) * dequant_gemm);
   Seconds t = seconds(2 * ((active - routed + whole) * tokens + im.params.head * logit_rows) / (peak * linear_eff));
   if (routed > 0) t += seconds(2 * routed * tokens / (peak * expert_eff));
   return t;
@@ -780,8 +802,8 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
   const Seconds t_experts =
       std::max(stream_time(im, expert_bytes) + dequant_extra(im, expert_bytes),
                Seconds(flops(2 * routed_tokens * layers * pc.expert) /
-                       (peak * gemm_curve(gmax, im.compute.gemm_half, std::max(1.0, routed_tokens), m.hidden,
-                                          (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn)))));
+                       (peak * expert_rate_capped(im, gemm_curve(gmax, im.compute.gemm_half, std::max(1.0, routed_tokens),
+                                                                 m.hidden, (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn))))));
   return t_dense + t_attention + t_experts + dispatch_combine(im, own) + moe_floor(im) +
          im.decode.per_layer * static_cast<double>(m.layers);
 }
