@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <bitset>
+#include <optional>
 #include <span>
 #include <vector>
 #include <cmath>
@@ -386,8 +387,8 @@ const LayerParts& LayerCache::of(const Layout& l) {
 
 SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens, int top_k,
                             bool bounded, double floor_tokens_per_s, LayerCache* layers) {
-  LayerCache own(sm);
-  if (!layers) layers = &own;
+  std::optional<LayerCache> own;  // a search of its own where the caller keeps none
+  if (!layers) layers = &own.emplace(sm);
   SearchResult r;
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
@@ -490,8 +491,8 @@ bool any_layout_fits(const StepModel& sm, int gpus, const LayoutConstraints& c, 
 
 bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
                         double tokens_per_s, LayerCache* layers) {
-  LayerCache own(sm);
-  if (!layers) layers = &own;
+  std::optional<LayerCache> own;  // a search of its own where the caller keeps none
+  if (!layers) layers = &own.emplace(sm);
   const double capacity = sm.device.usable_memory().value();
   const double seq = sm.settings.train.seq_len;
   bool found = false;
