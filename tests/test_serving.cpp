@@ -551,8 +551,10 @@ TEST_CASE("expert parallelism with data-parallel attention shards the routed exp
   // One sequence, each part on its roofline: the dense part (streamed, or its GEMMs of one row on
   // the curve, whichever is slower), its cache, the quarter of this device's expert that two of
   // eight experts touch (1 - (1 - 2/8)^1) with its quarter-token of work, two all-to-alls of its 2
-  // copies of 4,096 16-bit values, 7/8 of them leaving over NVLink, the per-layer overhead and
-  // each MoE layer's fused-expert floor of 27 us.
+  // copies of 4,096 16-bit values, 7/8 of them leaving over NVLink, the per-layer overhead,
+  // each MoE layer's fused-expert floor of 27 us, and vLLM's quantisation of the FP8 GEMMs' inputs:
+  // 4 calls a layer at 2.4 us, and 3 bytes an element of the row's QKV and MLP inputs (4,096 each),
+  // output-projection input (4,096) and its two experts' inputs (14,336 each).
   const double bw = h100.memory_bw.value() * im.decode.bandwidth, peak = h100.peak_for(DType::fp8).value();
   const double half = gemm_half_of(h100);
   const double dense = pc.total - pc.embedding - routed, dense_active = pc.active - pc.embedding - 32 * 2 * pc.expert;
@@ -561,8 +563,9 @@ TEST_CASE("expert parallelism with data-parallel attention shards the routed exp
       std::max(32 * 0.25 * pc.expert / bw, 2 * (2.0 / 8) * 32 * pc.expert / (peak * gemm_curve(0.71, half, 1, 4096, 2 * 14336.0)));
   const double a2a = 2 * 32 * (2 * 4096 * 2 * 7.0 / 8 / (h100.scale_up.bw_per_direction.value() * im.compute.link) +
                               h100.scale_up.latency.value());
+  const double quant = 4 * 32 * 2.4e-6 + 3.0 * 32 * (2 * 4096 + 4096 + 2 * 14336) / bw;
   const double expected = t_dense + kv_cache_bytes(m, 2, 1, 1000, 1).value() / bw + t_experts + a2a +
-                          32 * im.decode.per_layer.value() + 32 * 27e-6;
+                          32 * im.decode.per_layer.value() + 32 * 27e-6 + quant;
   CHECK(decode_step_time(im, 1, 1000).value() == Approx(expected).epsilon(1e-6));
   CHECK(degrees_text(s) == "ep 8 (data-parallel attention)");
   CHECK(replica_devices(s) == 8);
@@ -775,6 +778,29 @@ TEST_CASE("tensor parallelism over cards with no NICs reduces over their host li
   const double later = decode_step_time(make_infer_model(m, pc, slow, slow, s), 4, 1000).value();
   CHECK(std::isfinite(base));
   CHECK(later - base == Approx(2 * 80 * 2 * 1e-3));
+}
+
+TEST_CASE("vLLM quantises an FP8 GEMM's input in a call of its own and TensorRT-LLM does not", "[serving]") {
+  // Llama 3.1 8B in FP8 on an H100, one sequence: vLLM's step is TensorRT-LLM's plus 4 quantising
+  // calls a layer at 2.4 us (vLLM PR #17126's H100 benchmark, with and without them) and 3 bytes an
+  // element of the layer's GEMM inputs: QKV and MLP in (4,096 each), output in (4,096), MLP out
+  // (14,336). In BF16 the two are the same.
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
+  const ParamCounts pc = count_params(m);
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  for (const char* quant : {"fp8", "bf16"}) {
+    INFO(quant);
+    InferSettings s;
+    s.context = 2048;
+    set_quant(s, quant, m, h100);
+    s.runtime = Runtime::vllm;
+    const InferModel vllm = make_infer_model(m, pc, h100, h100, s);
+    s.runtime = Runtime::tensorrt_llm;
+    const InferModel trt = make_infer_model(m, pc, h100, h100, s);
+    const double bw = h100.memory_bw.value() * vllm.decode.bandwidth;
+    const double quant_s = std::string(quant) == "fp8" ? 4 * 32 * 2.4e-6 + 3.0 * 32 * (2 * 4096 + 4096 + 14336) / bw : 0;
+    CHECK(decode_step_time(vllm, 1, 1000).value() - decode_step_time(trt, 1, 1000).value() == Approx(quant_s).margin(1e-12));
+  }
 }
 
 TEST_CASE("served attention runs in 16 bits unless the KV cache is 8-bit", "[serving]") {

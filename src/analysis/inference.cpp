@@ -700,6 +700,26 @@ Seconds linear_compute(const InferModel& im, double tokens, double devices, doub
 }
 
 namespace {
+// vLLM and SGLang quantise an FP8 GEMM's 16-bit input in a kernel of its own, with per-token (or
+// per-group) scales, before each of a layer's four GEMMs (QKV, output, MLP in, MLP out; an MoE
+// layer's expert inputs as one): vLLM PR #17126's benchmark on an H100 timed Llama 3.1 8B's
+// N=6,144 K=4,096 FP8 GEMM with that quantisation 2.3-2.8 us longer than without at 1-128 rows
+// (bench_fp8_gemm.py, fp8-tensor-w-tensor-a against its -noquant); more rows add their 3 bytes an
+// element (read 2, write 1). TensorRT-LLM fuses the quantisation into the kernel before it.
+constexpr double activation_quant_call = 2.4e-6;  // seconds
+
+Seconds activation_quant(const InferModel& im, double rows) {
+  const InferSettings& s = im.settings;
+  if ((s.runtime != Runtime::vllm && s.runtime != Runtime::sglang) || (s.quant != "fp8" && s.quant != "fp8-block"))
+    return seconds(0);
+  const ModelArch& m = im.model;
+  const double tp = s.tp, moe_layers = m.moe_layers(), dense_layers = m.layers - moe_layers;
+  const double inputs = m.layers * (2.0 * m.hidden + static_cast<double>(m.q_width()) / tp) +
+                        dense_layers * static_cast<double>(m.ffn) / tp +
+                        moe_layers * (m.active_experts + m.shared_experts) * static_cast<double>(m.expert_ffn) / tp;
+  return seconds(4.0 * m.layers * activation_quant_call) + stream_time(im, bytes(3.0 * rows * inputs));
+}
+
 // The rate a serving runtime's attention products run at: 16 bits whatever the weights are
 // (FlashAttention and FlashMLA take the 16-bit cache), FP8 where the KV cache is 8-bit on a device
 // with an FP8 rate (FlashAttention-3's and TensorRT-LLM's FP8 attention). llama.cpp's at the
@@ -746,7 +766,8 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
   const Seconds read = s.ep > 1 ? stream_time(im, im.memory.weights)  // each device its own share
                                 : stream_time(im, decode_weight_bytes(im, static_cast<int>(std::min(n, 1e6))) * (s.tp / par)) +
                                       dequant_extra(im, widened_bytes(im, n) * (s.tp / par));
-  Seconds t = std::max(compute, read) + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers);
+  Seconds t = std::max(compute, read) + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers) +
+              activation_quant(im, n / s.ep);
   // Offloaded layers: llama.cpp runs large batches on the device and streams those layers'
   // weights over the host link for each micro-batch.
   if (im.memory.offloaded_layers > 0 && im.device.host.bw_per_direction.value() > 0)
@@ -804,7 +825,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
                Seconds(flops(2 * routed_tokens * layers * pc.expert) /
                        (peak * expert_rate_capped(im, gemm_curve(gmax, im.compute.gemm_half, std::max(1.0, routed_tokens),
                                                                  m.hidden, (m.gated() ? 2 : 1) * static_cast<double>(m.expert_ffn))))));
-  return t_dense + t_attention + t_experts + dispatch_combine(im, own) + moe_floor(im) +
+  return t_dense + t_attention + t_experts + dispatch_combine(im, own) + moe_floor(im) + activation_quant(im, own) +
          im.decode.per_layer * static_cast<double>(m.layers);
 }
 }  // namespace
@@ -906,7 +927,7 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   const Seconds t_attention =
       std::max(stream_time(im, kv * share), Seconds(attention / (attention_peak(im) * im.compute.gemm_max)));
   return t_linear + t_attention + t_host + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers) +
-         tp_allreduces(im, rows);
+         tp_allreduces(im, rows) + activation_quant(im, rows);
 }
 
 }  // namespace

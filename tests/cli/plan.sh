@@ -139,8 +139,8 @@ for k in '\[plan\]' '\[defaults\]' '\[\[scenario\]\]' '\[constraints\]' '\[sensi
   grep -q -- "$k" "$SRC/man/gpuplan-plan.5" || fail "man/gpuplan-plan.5 does not document $k"
 done
 # Equal interactivity: each scenario's frontier at 20 tokens/s per user, priced at its device-hour.
-# H100's least interactive Pareto point (22.9 tokens/s per user, 1,464.9 tokens/s per GPU) covers
-# 20: $3.99 / 3600 / 1,464.9 x 1e6 = $0.757 per million output tokens.
+# H100's least interactive Pareto point (21.9 tokens/s per user, 1,399.8 tokens/s per GPU) covers
+# 20: $3.99 / 3600 / 1,399.8 x 1e6 = $0.792 per million output tokens.
 run plan "$SRC/tests/plans/frontier.toml" --format json
 expect_rc 0
 # The expected figure from the JSON's own frontier and device-hour price:
@@ -150,7 +150,7 @@ s = json.load(sys.stdin)['scenarios'][0]
 f = [p for p in s['frontier'] if p['pareto']]
 per_gpu = min(f, key=lambda p: p['tokens_per_s_per_user'])['tokens_per_s_per_gpu']
 print('\${:.3g}'.format(s['cost_usd_per_hour']['cloud'] / s['gpus'] / 3600 / per_gpu * 1e6))" <"$TMP/out")
-[ "$want" = '$0.757' ] || fail "H100 at 20 tokens/s per user: expected \$0.757 from the frontier, computed $want"
+[ "$want" = '$0.792' ] || fail "H100 at 20 tokens/s per user: expected \$0.792 from the frontier, computed $want"
 run plan "$SRC/tests/plans/frontier.toml" --format html
 expect_rc 0; expect_out "Cost per million output tokens at 20 tokens/s per user (the frontier)"
 expect_out ">$want</text>"
