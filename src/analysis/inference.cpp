@@ -503,7 +503,10 @@ long sequence_tokens(const InferSettings& s) {
 
 int kv_batch_limit(const InferModel& im) {
   const InferMemory& mem = im.memory;
-  const Bytes room = mem.capacity - mem.weights - mem.workspace - mem.reserve;
+  // Layers llama.cpp keeps in host memory take their weights and their share of the cache there:
+  // the device holds the rest, and each sequence's cache of the layers on it.
+  const double on_device = static_cast<double>(im.model.layers - mem.offloaded_layers) / im.model.layers;
+  const Bytes room = mem.capacity - mem.weights - mem.workspace - mem.reserve + mem.offloaded_bytes;
   const InferSettings& s = im.settings;
   const double held = static_cast<double>(sequence_tokens(s));
   // A cached prefix's blocks are shared: stored once (on each data-parallel rank), and a sequence
@@ -512,7 +515,7 @@ int kv_batch_limit(const InferModel& im) {
   const auto cache = [&](const ModelArch& m, double tokens) {
     return kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1);
   };
-  Bytes one = cache(im.model, held - shared) * stage_share(im.model, s.pp);
+  Bytes one = cache(im.model, held - shared) * (stage_share(im.model, s.pp) * on_device);
   Bytes once = s.prefix_tokens > 0 ? cache(im.model, std::min(static_cast<double>(s.prefix_tokens), held)) *
                                          stage_share(im.model, s.pp)
                                    : bytes(0);
