@@ -293,8 +293,7 @@ namespace {
 // offload only add to it.
 double fastest_step(const StepModel& sm, const StepParts& p, const Layout& l) {
   const int mbs = l.micro_batches_run();
-  const double per = std::max(p.per_micro - p.recompute_micro, p.host_micro) + p.tp_per_micro - p.tp_recompute_micro +
-                     p.cp_per_micro + p.ep_per_micro + (l.pp > 1 ? 2 * p.p2p : 0);
+  const double per = micro_batch_time(p, l.pp, 1, 1).all;
   // The most chunks enumerate allows this group (the bubble falls as they grow).
   const Schedule schedule = sm.settings.train.schedule;
   int chunks = 1;
@@ -303,8 +302,7 @@ double fastest_step(const StepModel& sm, const StepParts& p, const Layout& l) {
       if (sm.model.layers >= l.pp * v) chunks = v;
   double t = (mbs + bubble_slots(schedule, l.pp, chunks)) * per;
   if (p.n_dp > 1) {
-    const double wire = std::min(p.grad_allreduce, p.grad_gather + p.weight_gather), o = sm.settings.dp_overlap;
-    t += std::max(wire - p.bwd * o, wire * (1 - o));
+    t += exposed_dp_s(std::min(p.grad_allreduce, p.grad_gather + p.weight_gather), p.bwd, sm.settings.dp_overlap);
   }
   return t;
 }

@@ -511,6 +511,20 @@ double bubble_slots(Schedule schedule, int pp, int interleave) {
   }
 }
 
+MicroBatchTime micro_batch_time(const StepParts& p, int pp, int interleave, double skipped) {
+  MicroBatchTime t;
+  t.compute = std::max(p.per_micro - skipped * p.recompute_micro, p.host_micro);
+  t.tp = p.tp_per_micro - skipped * p.tp_recompute_micro;
+  t.pp = pp > 1 ? 2 * interleave * p.p2p : 0;
+  t.all = t.compute + t.tp + p.cp_per_micro + p.ep_per_micro + t.pp;
+  return t;
+}
+
+double exposed_dp_s(double wire, double bwd, double overlap) {
+  // Gradient buckets of the last micro-batch reduce while earlier layers run backward.
+  return std::max(wire - bwd * overlap, wire * (1 - overlap));
+}
+
 namespace {
 
 // Host offload: the host-link time left exposed per step, and the host's update in place of the
@@ -542,14 +556,11 @@ double offload_s(const StepSettings& st, const Layout& l, const StepParts& p, do
 
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const StepSettings& st = sm.settings;
-  const double pp_per_micro = l.pp > 1 ? 2 * l.interleave * p.p2p : 0;
   const int mbs = l.micro_batches_run();
   // Recomputing recompute_layers of the stage's layers: that share of full recomputation's cost.
   const double skipped = 1 - static_cast<double>(layers_at_recompute(l, p.per_stage)) / p.per_stage;
-  const double per_micro = std::max(p.per_micro - skipped * p.recompute_micro, p.host_micro);
-  const double tp_per_micro = p.tp_per_micro - skipped * p.tp_recompute_micro;
-  const double per_micro_all = per_micro + tp_per_micro + p.cp_per_micro + p.ep_per_micro + pp_per_micro;
-  const double bubble = bubble_slots(st.train.schedule, l.pp, l.interleave) * per_micro_all;
+  const MicroBatchTime micro = micro_batch_time(p, l.pp, l.interleave, skipped);
+  const double bubble = bubble_slots(st.train.schedule, l.pp, l.interleave) * micro.all;
 
   // --- data parallelism: gradient reduce-scatter/all-reduce over dp x cp ranks; ZeRO-3 also
   // gathers parameters forward and backward.
@@ -563,9 +574,7 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
     // micro-batches a step (TP 8, PP 8, FSDP 8) measure 41 s and 54 s, as two gathers a
     // micro-batch make them, where one gather a step would make the first 26 s.
     if (l.zero >= 3) wire += 2 * mbs * p.param_gather;
-    // Overlap: gradient buckets of the last micro-batch reduce while earlier layers run backward.
-    double hideable = p.bwd * st.dp_overlap;
-    dp = std::max(wire - hideable, wire * (1 - st.dp_overlap));
+    dp = exposed_dp_s(wire, p.bwd, st.dp_overlap);
   }
   // --- optimizer: memory-bound update of the local shard (read 16, write 12 bytes/param for Adam).
   const bool adapters = adapters_only(st.train);
@@ -576,11 +585,11 @@ StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& p) {
   const double offload = l.offload ? offload_s(st, l, p, local_params, mbs, optimizer) : 0;
 
   StepTime r;
-  r.compute = seconds(mbs * per_micro);
-  r.tp_comm = seconds(mbs * tp_per_micro);
+  r.compute = seconds(mbs * micro.compute);
+  r.tp_comm = seconds(mbs * micro.tp);
   r.cp_comm = seconds(mbs * p.cp_per_micro);
   r.ep_comm = seconds(mbs * p.ep_per_micro);
-  r.pp_comm = seconds(mbs * pp_per_micro);
+  r.pp_comm = seconds(mbs * micro.pp);
   r.bubble = seconds(bubble);
   r.dp_comm = seconds(dp);
   r.optimizer = seconds(optimizer);

@@ -231,5 +231,15 @@ double host_issue_s(int layers, int moe_layers, bool cuda_graphs);
 StepTime step_time(const StepModel& sm, const Layout& l, const StepParts& parts);
 // The pipeline bubble of a step in micro-batch slots, for pp stages of `interleave` chunks each.
 double bubble_slots(Schedule schedule, int pp, int interleave);
+// One micro-batch on the most loaded stage, where `skipped` of full recomputation's cost is not
+// run and each stage holds `interleave` chunks: its compute (at least the host's time to issue it),
+// exposed tensor-parallel traffic and pipeline sends, and all of it with the exposed cp and ep
+// traffic. step_time's, and the layout search's lower bound on it.
+struct MicroBatchTime {
+  double compute = 0, tp = 0, pp = 0, all = 0;
+};
+MicroBatchTime micro_batch_time(const StepParts& p, int pp, int interleave, double skipped);
+// What the backward pass, `overlap` of it usable, leaves exposed of a gradient collective's `wire` time.
+double exposed_dp_s(double wire, double bwd, double overlap);
 
 }  // namespace gpuplan
