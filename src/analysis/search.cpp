@@ -307,42 +307,51 @@ double fastest_step(const StepModel& sm, const StepParts& p, const Layout& l) {
   return t;
 }
 
-// The bound (tokens/s) of the last group without recomputation. The fully recomputed group of
-// the same layout, which enumerate lists next, has the same bound (fastest_step takes the
-// recomputation away), so a caller can skip it without computing its step parts.
-class NoRecomputeBound {
- public:
-  void keep(const Layout& l, double tokens_per_s) {
-    if (l.recompute == Recompute::none) last_ = l, tokens_per_s_ = tokens_per_s;
-  }
-  // The bound of a fully recomputed group whose layout without recomputation was the last kept.
-  std::optional<double> of(const Layout& l) const {
-    const Layout& k = last_;
-    if (l.recompute != Recompute::full || tokens_per_s_ < 0 || l.tp != k.tp || l.pp != k.pp || l.dp != k.dp ||
-        l.cp != k.cp || l.ep != k.ep || l.micro_batch != k.micro_batch || l.global_batch != k.global_batch ||
-        l.sequence_parallel != k.sequence_parallel || l.offload != k.offload)
-      return {};
-    return tokens_per_s_;
-  }
-
- private:
-  Layout last_;
-  double tokens_per_s_ = -1;
-};
 // Below this share of a target a group's bound certainly misses it, whichever way rounding went.
 constexpr double bound_margin = 1 - 1e-9;
 
-// The bound (tokens/s) of l's group, its step parts left in `p` where it reaches `target`. The
-// replica's parts come first: the bound without the data-parallel collectives and the pipeline
-// sends' reach, which only add time, may already fall short, and then they are not computed.
-double group_bound(const StepModel& sm, const Layout& l, LayerCache& layers, double target, StepParts& p) {
-  p = replica_parts(sm, l, layers.of(l));
-  const double tokens = l.global_batch * static_cast<double>(sm.settings.train.seq_len);
-  const double without = tokens / fastest_step(sm, p, l);
-  if (without < target) return without;
-  add_data_parallel(sm, l, p);
-  return tokens / fastest_step(sm, p, l);
-}
+// Which groups of layouts certainly fall short of a target throughput, by fastest_step's bound.
+// A fully recomputed group, which enumerate lists right after the same layout without
+// recomputation, has that group's bound (fastest_step takes the recomputation away), so where
+// that one fell short it is skipped without computing its step parts.
+class GroupBounds {
+ public:
+  GroupBounds(const StepModel& sm, LayerCache& layers) : sm_(sm), layers_(layers) {}
+
+  // Whether l's group's bound is below `target` tokens/s; where it is not, l's step parts are
+  // left in `p`.
+  bool short_of(const Layout& l, double target, StepParts& p) {
+    if (l.recompute == Recompute::full && last_bound_ >= 0 && same_group(l) && last_bound_ < target * bound_margin)
+      return true;
+    const double b = bound(l, target, p);
+    if (l.recompute == Recompute::none) last_ = l, last_bound_ = b;
+    return b < target;
+  }
+
+ private:
+  bool same_group(const Layout& l) const {
+    const Layout& k = last_;
+    return l.tp == k.tp && l.pp == k.pp && l.dp == k.dp && l.cp == k.cp && l.ep == k.ep &&
+           l.micro_batch == k.micro_batch && l.global_batch == k.global_batch &&
+           l.sequence_parallel == k.sequence_parallel && l.offload == k.offload;
+  }
+  // The bound (tokens/s) of l's group. The replica's parts come first: the bound without the
+  // data-parallel collectives and the pipeline sends' reach, which only add time, may already
+  // fall short of `target`, and then they are not computed.
+  double bound(const Layout& l, double target, StepParts& p) {
+    p = replica_parts(sm_, l, layers_.of(l));
+    const double tokens = l.global_batch * static_cast<double>(sm_.settings.train.seq_len);
+    const double without = tokens / fastest_step(sm_, p, l);
+    if (without < target) return without;
+    add_data_parallel(sm_, l, p);
+    return tokens / fastest_step(sm_, p, l);
+  }
+
+  const StepModel& sm_;
+  LayerCache& layers_;
+  Layout last_;  // the last group without recomputation
+  double last_bound_ = -1;
+};
 }  // namespace
 
 const LayerParts& LayerCache::of(const Layout& l) {
@@ -403,7 +412,7 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
   auto whole = [&](const Layout& l) -> std::bitset<129>::reference {
     return whole_fits[l.sequence_parallel][static_cast<std::size_t>(l.zero)][static_cast<std::size_t>(l.interleave)];
   };
-  NoRecomputeBound previous;
+  GroupBounds bounds(sm, *layers);
   auto group = [&](const Layout& l) {
     have_step = false;
     if (l.recompute == Recompute::none)
@@ -414,10 +423,7 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     const bool full = static_cast<int>(r.top.size()) == top_k;
     if (bounded && (full || floor_tokens_per_s > 0)) {
       const double worst = full ? r.top.back().tokens_per_s : floor_tokens_per_s * bound_margin;
-      if (const auto b = previous.of(l); b && *b < worst * bound_margin) return false;
-      const double bound = group_bound(sm, l, *layers, worst, sparts);
-      previous.keep(l, bound);
-      if (bound < worst) return false;
+      if (bounds.short_of(l, worst, sparts)) return false;
       have_step = true;
     }
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
@@ -496,14 +502,11 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
   bool found = false;
   MemoryParts mparts;
   StepParts sparts;
-  NoRecomputeBound previous;
+  GroupBounds bounds(sm, *layers);
   auto group = [&](const Layout& l) {
     // No variant of the group is faster than fastest_step: a group whose bound falls short is
     // skipped whole.
-    if (const auto b = previous.of(l); b && *b < tokens_per_s * bound_margin) return false;
-    const double bound = group_bound(sm, l, *layers, tokens_per_s, sparts);
-    previous.keep(l, bound);
-    if (bound < tokens_per_s * (1 - 1e-12)) return false;
+    if (bounds.short_of(l, tokens_per_s * (1 - 1e-12), sparts)) return false;
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
     return true;
   };
