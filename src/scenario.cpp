@@ -540,4 +540,66 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
   return f;
 }
 
+std::optional<Assumption> resolve_kv_offload(const Scenario& s, const Catalog& catalog, const Device& d, const Device& host,
+                                             InferSettings& is) {
+  is.prefix_count = s.prefix_count;
+  if (s.prefix_count > 1 && s.prefix_tokens <= 0)
+    fail(Exit::usage, "--prefix-count counts distinct prefixes of --prefix-tokens: give --prefix-tokens N and --prefix-hit R");
+  if (s.kv_offload_bytes && s.kv_offload.empty())
+    fail(Exit::usage, "--kv-offload-size sizes a KV offload tier: give --kv-offload host or nvme too");
+  if (s.kv_offload.empty() || s.kv_offload == "none") return std::nullopt;
+  if (s.prefix_tokens <= 0)
+    fail(Exit::usage, fmt::format("--kv-offload {} keeps cached prefixes off the device: give --prefix-tokens N and "
+                                  "--prefix-hit R (and --prefix-count for more than one prefix)",
+                                  s.kv_offload));
+  // The device's host link, shared by nothing else: the tier is read a device at a time.
+  const double link = d.host.bw_per_direction.value();
+  const double per_node = std::max(1, d.devices_per_node);
+  double capacity = 0, read = 0;
+  std::string origin;
+  if (s.kv_offload == "host") {
+    if (host.id == d.id || link <= 0)
+      fail(Exit::usage, fmt::format("--kv-offload host: {} has no separate host memory (unified memory or no host link); "
+                                    "use --kv-offload nvme or none",
+                                    d.id));
+    // The host's memory and bandwidth are shared by the node's devices.
+    capacity = host.memory.value() / per_node;
+    read = std::min(link, host.memory_bw.value() / per_node);
+    is.offload_tier = "host";
+    origin = fmt::format("{}'s memory and bandwidth shared by {} device{}, read over {} ({})", host.id, d.devices_per_node,
+                         d.devices_per_node > 1 ? "s" : "", d.host.id, format_si(link, "B/s"));
+    // Half of it: the rest is the operating system's, the runtime's and its pinned staging buffers'
+    // (an assumption; --kv-offload-size sets it).
+    is.offload_bytes = bytes(s.kv_offload_bytes.value_or(capacity / 2));
+  } else {
+    const std::string id = s.kv_offload == "nvme" ? "nvme-pm1743" : s.kv_offload;
+    const Record* r = catalog.find("storage", id);
+    if (!r || r->text("unit") != "drive")
+      fail(Exit::usage, fmt::format("--kv-offload {}: not a tier; give host, nvme, none or a local drive's storage id ({})",
+                                    s.kv_offload, [&] {
+                                      std::string ids;
+                                      for (const Record* x : catalog.list("storage"))
+                                        if (x->text("unit") == "drive") ids += (ids.empty() ? "" : ", ") + x->id;
+                                      return ids;
+                                    }()));
+    // One drive per device, read through the host: the drive's rate or the link's, the lower.
+    capacity = r->number("capacity_bytes");
+    read = link > 0 ? std::min(r->number("read_bytes_per_s"), link) : r->number("read_bytes_per_s");
+    is.offload_tier = id;
+    origin = fmt::format("one {} per device (an assumption), read at {}{}; {}", id, format_si(r->number("read_bytes_per_s"), "B/s"),
+                         link > 0 ? fmt::format(" through {}", d.host.id) : "", record_origin(*r));
+    is.offload_bytes = bytes(s.kv_offload_bytes.value_or(capacity));
+  }
+  if (capacity > 0 && is.offload_bytes.value() > capacity)
+    fail(Exit::usage, fmt::format("--kv-offload-size {}: the {} tier has {} per device; give at most that",
+                                  format_iec(is.offload_bytes.value()), is.offload_tier, format_iec(capacity)));
+  is.offload_read = bytes_per_s(read);
+  return assume(fmt::format("KV offload tier ({})", is.offload_tier), is.offload_bytes.value(), "B per device",
+                fmt::format("{}; {}", s.kv_offload_bytes ? "size set: kv-offload-size"
+                                      : is.offload_tier == "host"
+                                          ? "size: half the host's memory per device (assumption; the rest for the system and the runtime)"
+                                          : "size: the drive's capacity",
+                            origin));
+}
+
 }  // namespace gpuplan

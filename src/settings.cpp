@@ -329,6 +329,18 @@ const std::array table{
     number("prefix-hit", Q::fraction, 0, {}, 0, 1, false, cmd_infer, "none",
            "Prefix caching: the chance a request finds the --prefix-tokens prefix cached (vLLM's prefix cache hit rate)",
            [](Scenario& s, V v) { s.prefix_hit = v.number; }),
+    integer("prefix-count", 1, 1e9, cmd_infer, "1 (one prefix all requests share)",
+            "Prefix caching: distinct prefixes of --prefix-tokens that requests draw on, equally often (each user's own "
+            "conversation: the users). The device keeps what its cache has room for beside the running sequences",
+            [](Scenario& s, V v) { s.prefix_count = v.integer(); }),
+    text("kv-offload", cmd_infer, "none",
+         "Prefix caching: a KV offload tier for the prefixes the device has no room for (vLLM's CPU offloading, "
+         "LMCache, SGLang HiCache): host (the host CPU's memory, over the device's host link) or nvme (a local drive; "
+         "or a drive's storage id)",
+         [](Scenario& s, V v) { s.kv_offload = v.text; }, "host, nvme or a storage id"),
+    number("kv-offload-size", Q::bytes, 0, {}, 1024.0 * 1024 * 1024, 1e15, false, cmd_infer,
+           "host: half the host's memory per device; a drive: its capacity",
+           "The KV offload tier's size per device", [](Scenario& s, V v) { s.kv_offload_bytes = v.number; }),
     flag("dp-attention", cmd_infer,
          "Expert parallelism with data-parallel attention (what --ep N alone means; --tp N --ep N keeps attention "
          "tensor-parallel)",

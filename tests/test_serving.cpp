@@ -868,6 +868,89 @@ TEST_CASE("a cached prompt prefix costs only its attention and is stored once", 
   CHECK(kv_batch_limit(im) == static_cast<int>((room - 1000.0 * 131072) / ((4096 - 750) * 131072.0)));
 }
 
+TEST_CASE("distinct prefixes fill the room the batch leaves then the offload tier", "[serving]") {
+  // Llama 3.1 8B in BF16 on an H100 with vLLM, 4,096-token sequences, 128 KiB of KV a token. With
+  // 1,000 distinct 2,000-token prefixes each prefix is 2,000 x 128 KiB = 250 MiB on the device and
+  // a running sequence holds its whole 4,096 tokens (512 MiB). At 10 running sequences the device
+  // keeps floor((room - 10 x 512 MiB) / 250 MiB) prefixes; a 40 GiB host tier floor(40 GiB / 250
+  // MiB) = 163 more. Requests reusing a prefix (hit 0.8) find it with probability (kept) / 1,000.
+  const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
+  const ParamCounts pc = count_params(m);
+  const Device h100 = resolve_device(cat(), "h100-sxm");
+  InferSettings s;
+  s.runtime = Runtime::vllm;
+  s.context = 4096;
+  set_quant(s, "bf16", m, h100);
+  s.prefix_tokens = 2000;
+  s.prefix_hit = 0.8;
+  s.prefix_count = 1000;
+  const double token = 131072, prefix = 2000 * token, sequence = 4096 * token;
+  InferModel im = make_infer_model(m, pc, h100, h100, s);
+  const double room = (im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve).value();
+  const double device = std::floor((room - 10 * sequence) / prefix);
+  PrefixFound f = prefix_found(im, 10);
+  CHECK(f.prefixes_device == device);
+  CHECK(f.device == Approx(device / 1000));
+  CHECK(f.offload == 0);
+  // Distinct prefixes are no sequence's shared blocks: the batch limit is the room over 512 MiB.
+  CHECK(kv_batch_limit(im) == static_cast<int>(room / sequence));
+  // No prefix cached costs no load; the cached tokens are the hit rate times the found share.
+  CHECK(prefix_load_time(im, 2500, 10).value() == 0);
+  CHECK(cached_prompt_tokens(s, 2500, f) == Approx(0.8 * device / 1000 * 2000));
+  // The tier: PCIe Gen5's 64 GB/s a direction (under the host's 921.6 GB/s over 8 devices).
+  s.offload_tier = "host";
+  s.offload_bytes = bytes(40.0 * 1024 * 1024 * 1024);
+  s.offload_read = bytes_per_s(64e9);
+  im = make_infer_model(m, pc, h100, h100, s);
+  f = prefix_found(im, 10);
+  CHECK(f.prefixes_offload == 163);
+  CHECK(f.offload == Approx(0.163));
+  // A request reuses its prefix with 0.8, finds it in host memory with 0.163 of those, and reads
+  // its 2,000 tokens' KV back at 64 GB/s: 260.8 tokens on average, counted as 261 whole tokens.
+  const double load = 261 * token / 64e9;
+  CHECK(prefix_load_time(im, 2500, 10).value() == Approx(load));
+  // The load delays the first token: request_time is vLLM's request overhead plus it.
+  CHECK(request_time(im, 2500, 10).value() == Approx(request_overhead(Runtime::vllm).value() + load));
+  // Past the room, the device keeps none; a shared prefix (count 1) is always there.
+  CHECK(prefix_found(im, 1000).prefixes_device == 0);
+  s.prefix_count = 1;
+  CHECK(prefix_found(make_infer_model(m, pc, h100, h100, s), 1000).device == 1);
+}
+
+TEST_CASE("prefixes routed to their replica need fewer devices with a tier", "[serving]") {
+  // 2,000 users each with a 7,000-token conversation on Llama 3.1 8B, 8,000-token prompts: a
+  // local NVMe tier holds every replica's share, so every reused prefix is found and the
+  // deployment needs fewer devices than with the device's cache alone.
+  ServingQuestion q;
+  q.model = model_from_record(cat().get("models", "llama-3.1-8b"));
+  q.params = count_params(q.model);
+  q.device = q.host = resolve_device(cat(), "h100-sxm");
+  q.settings.runtime = Runtime::vllm;
+  set_quant(q.settings, "bf16", q.model, q.device);
+  q.settings.prefix_tokens = 7000;
+  q.settings.prefix_hit = 0.9;
+  q.settings.prefix_count = 2000;
+  q.decode = make_infer_model(q.model, q.params, q.device, q.host, q.settings).decode;
+  q.compute = default_efficiency(q.device);
+  q.prompt_tokens = 8000;
+  q.output_tokens = 300;
+  q.users = 2000;
+  q.think_s = 30;
+  const ServingAnswer plain = answer_serving(q);
+  q.settings.offload_tier = "nvme-pm1743";
+  q.settings.offload_bytes = bytes(15.36e12);
+  q.settings.offload_read = bytes_per_s(13e9);
+  const ServingAnswer tiered = answer_serving(q);
+  REQUIRE(plain.sized);
+  REQUIRE(tiered.sized);
+  CHECK(tiered.sized->gpus < plain.sized->gpus);
+  // Each replica serves its share of the prefixes, and the tier holds it whole.
+  const int r = tiered.sized->replicas;
+  CHECK(tiered.settings.prefix_count == (2000 + r - 1) / r);
+  const PrefixFound f = prefix_found(tiered.model, tiered.sized->op.batch);
+  CHECK(f.device + f.offload == Approx(1));
+}
+
 TEST_CASE("under load the batch decodes the sequences Little's law puts in it", "[serving]") {
   // Llama 3.1 8B on an H100, 32 slots, 1000-token prompts and 300-token replies, at half the
   // capacity: lambda = capacity / 2 requests/s; each is in the replica for its prefill share P and

@@ -76,6 +76,9 @@ struct Scenario {
   int disagg = 0;                 // infer: disaggregated prefill and decode (1 force, -1 forbid, 0 compare)
   long prefix_tokens = 0;         // infer: a prompt prefix shared across requests (prefix caching)
   double prefix_hit = -1;         // infer: the chance a request finds that prefix cached; negative: not given
+  long prefix_count = 1;          // infer: distinct prefixes requests draw on (1: one shared)
+  std::string kv_offload;         // infer: KV offload tier, "host" or a drive (nvme, a storage id); empty: none
+  std::optional<double> kv_offload_bytes;  // infer: the tier's size per device; unset: the tier's default
   std::optional<double> mem_fraction;  // a serving runtime's memory share; unset: its default
   int max_seqs = 0;                    // sequences a replica runs at once; 0: the runtime's default
   std::string serving_scenario;   // offline, server or interactive (MLPerf's); empty: as the flags say
@@ -142,6 +145,12 @@ InferSettings resolve_infer(const Scenario& s, const Job& j);
 // The host whose memory takes offloaded layers: --host, else the device itself (CPU, Apple
 // unified memory), a desktop CPU for GDDR cards, a server CPU otherwise.
 Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d);
+// Prefix caching's count and KV offload tier (--prefix-count, --kv-offload, --kv-offload-size)
+// into the settings: its size per device and read bandwidth (host memory over the device's host
+// link, shared by a node's devices; a local drive, one a device), and the assumption stating them
+// (none without a tier). Throws Error(usage) for a tier that does not exist or cannot be used.
+std::optional<Assumption> resolve_kv_offload(const Scenario& s, const Catalog& catalog, const Device& d, const Device& host,
+                                             InferSettings& is);
 
 // The facility part alone (gpuplan power needs no model).
 Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Device& device);

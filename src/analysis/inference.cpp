@@ -501,28 +501,78 @@ long sequence_tokens(const InferSettings& s) {
   return serving_runtime(s.runtime) && s.request_tokens > 0 ? std::min(s.request_tokens, s.context) : s.context;
 }
 
-int kv_batch_limit(const InferModel& im) {
+namespace {
+// A device's KV pool: the room the weights, workspace and reserve leave (layers llama.cpp keeps in
+// host memory take their weights and their share of the cache there), what one running sequence
+// holds of it, and one prefix's blocks.
+struct KvPool {
+  Bytes room = bytes(0), per_sequence = bytes(0), prefix = bytes(0);
+  bool shared = false;  // one prefix for all: stored once, not in each sequence
+};
+
+KvPool kv_pool(const InferModel& im) {
   const InferMemory& mem = im.memory;
-  // Layers llama.cpp keeps in host memory take their weights and their share of the cache there:
-  // the device holds the rest, and each sequence's cache of the layers on it.
-  const double on_device = static_cast<double>(im.model.layers - mem.offloaded_layers) / im.model.layers;
-  const Bytes room = mem.capacity - mem.weights - mem.workspace - mem.reserve + mem.offloaded_bytes;
   const InferSettings& s = im.settings;
+  const double on_device = static_cast<double>(im.model.layers - mem.offloaded_layers) / im.model.layers;
   const double held = static_cast<double>(sequence_tokens(s));
-  // A cached prefix's blocks are shared: stored once (on each data-parallel rank), and a sequence
-  // holds its own cache for the rest, the prefix too when it missed.
-  const double shared = cached_prompt_tokens(s, held);
   const auto cache = [&](const ModelArch& m, double tokens) {
     return kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1);
   };
-  Bytes one = cache(im.model, held - shared) * (stage_share(im.model, s.pp) * on_device);
-  Bytes once = s.prefix_tokens > 0 ? cache(im.model, std::min(static_cast<double>(s.prefix_tokens), held)) *
-                                         stage_share(im.model, s.pp)
-                                   : bytes(0);
-  if (im.draft) one += cache(im.draft->model, held);
-  const Bytes left = room - once;
+  KvPool p;
+  p.room = mem.capacity - mem.weights - mem.workspace - mem.reserve + mem.offloaded_bytes;
+  p.shared = s.prefix_tokens > 0 && s.prefix_count <= 1;
+  if (s.prefix_tokens > 0) p.prefix = cache(im.model, std::min(static_cast<double>(s.prefix_tokens), held)) * stage_share(im.model, s.pp);
+  // A shared prefix's blocks are stored once (on each data-parallel rank), and a sequence holds
+  // its own cache for the rest, the prefix too when it missed. Distinct prefixes are each the
+  // sequence's own.
+  const double shared = p.shared ? cached_prompt_tokens(s, held, PrefixFound{1, 0, 1, 0}) : 0;
+  p.per_sequence = cache(im.model, held - shared) * (stage_share(im.model, s.pp) * on_device);
+  if (im.draft) p.per_sequence += cache(im.draft->model, held);
+  return p;
+}
+}  // namespace
+
+int kv_batch_limit(const InferModel& im) {
+  const KvPool p = kv_pool(im);
+  const Bytes left = p.room - (p.shared ? p.prefix : bytes(0));
   // Data-parallel attention: each of the ep devices holds its own sequences' caches.
-  return left.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(left / one) * s.ep)) : 0;
+  return left.value() > 0 ? static_cast<int>(std::min(1e9, std::floor(left / p.per_sequence) * im.settings.ep)) : 0;
+}
+
+PrefixFound prefix_found(const InferModel& im, int resident) {
+  const InferSettings& s = im.settings;
+  if (s.prefix_tokens <= 0) return {};
+  if (s.prefix_count <= 1) return PrefixFound{1, 0, 1, 0};
+  const KvPool p = kv_pool(im);
+  if (p.prefix.value() <= 0) return {};
+  // Each of the ep data-parallel ranks runs its share of the sequences and keeps prefixes in what
+  // they leave, and has a tier of its own.
+  const double ep = s.ep, running = std::ceil(std::max(0, resident) / ep);
+  const double spare = std::max(0.0, (p.room - p.per_sequence * running).value());
+  const double count = static_cast<double>(s.prefix_count);
+  PrefixFound f;
+  f.prefixes_device = std::min(count, std::floor(spare / p.prefix.value()) * ep);
+  f.prefixes_offload = std::min(count - f.prefixes_device, std::floor(s.offload_bytes / p.prefix) * ep);
+  f.device = f.prefixes_device / count;
+  f.offload = f.prefixes_offload / count;
+  return f;
+}
+
+double cached_prompt_tokens(const InferSettings& s, double prompt, const PrefixFound& found) {
+  return s.prefix_hit * (found.device + found.offload) * std::min(static_cast<double>(s.prefix_tokens), std::max(0.0, prompt - 1));
+}
+
+Seconds prefix_load_time(const InferModel& im, double prompt, int resident) {
+  const InferSettings& s = im.settings;
+  if (s.offload_bytes.value() <= 0 || s.offload_read.value() <= 0) return seconds(0);
+  const PrefixFound f = prefix_found(im, resident);
+  const double tokens = s.prefix_hit * f.offload * std::min(static_cast<double>(s.prefix_tokens), std::max(0.0, prompt - 1));
+  const Bytes b = kv_cache_bytes(im.model, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1) * stage_share(im.model, s.pp);
+  return b / s.offload_read;
+}
+
+Seconds request_time(const InferModel& im, double prompt, int resident) {
+  return request_overhead(im.settings.runtime) + prefix_load_time(im, prompt, resident);
 }
 
 int batch_limit(const InferModel& im) {
@@ -736,17 +786,13 @@ FlopRate attention_peak(const InferModel& im) {
 }
 }  // namespace
 
-double cached_prompt_tokens(const InferSettings& s, double prompt) {
-  return s.prefix_hit * std::min(static_cast<double>(s.prefix_tokens), std::max(0.0, prompt - 1));
-}
-
-Seconds prefill_time(const InferModel& im, long tokens, int prompts) {
+Seconds prefill_time(const InferModel& im, long tokens, int prompts, int resident) {
   const ModelArch& m = im.model;
   const InferSettings& s = im.settings;
   // A cached prefix is not computed again: the prompt's other tokens run the linear layers and
   // attend causally to each other and to the cached ones (4 L d_q a pair); the weights are read
   // once either way.
-  const double cached = cached_prompt_tokens(s, static_cast<double>(tokens));
+  const double cached = cached_prompt_tokens(s, static_cast<double>(tokens), prefix_found(im, resident));
   const double fresh = static_cast<double>(tokens) - cached;
   const double n = fresh * prompts;
   // Each query reads the keys before it up to its layer's window or top-k (attended_pairs); a

@@ -195,13 +195,13 @@ Operating operate(const InferModel& im, int batch, double prompt, double output,
   o.prefills_per_step = serving_runtime(im.settings.runtime)
                             ? std::max(1, std::min(batch, static_cast<int>(serving_prefill_tokens / std::max(1.0, prompt))))
                             : 1;
-  o.prefill_s = prefill_time(im, static_cast<long>(prompt), o.prefills_per_step).value() / o.prefills_per_step;
+  o.prefill_s = prefill_time(im, static_cast<long>(prompt), o.prefills_per_step, batch).value() / o.prefills_per_step;
   o.step_s = decode_step_time(im, batch, prompt + output / 2).value();
   o.step1_s = batch > 1 ? decode_step_time(im, 1, prompt + output / 2).value() : o.step_s;
   // Pipeline stages prefill different micro-batches' prompts at once: each prompt holds the
   // replica for 1/pp of its prefill.
   o.stall_s = o.prefill_s / im.settings.pp;
-  o.request_s = request_overhead(im.settings.runtime).value();
+  o.request_s = request_time(im, prompt, batch).value();
   o.capacity_rps = batch / (output * o.step_s + batch * o.stall_s);
   o.sustained_rps = o.capacity_rps;
   at_load(o, load_share, output);
@@ -408,7 +408,7 @@ std::optional<Disaggregated> size_disaggregated(const InferModel& im, double pro
   // Prefill: one prompt at a time; the fewest workers whose p99 wait, prefill, transfer and first
   // decode step meet TTFT (the wait falls as workers are added: doubling, then bisection).
   d.prefill_s = prefill_time(im, static_cast<long>(prompt), 1).value();
-  const double floor = d.prefill_s + d.kv_transfer_s + d.tpot_s;
+  const double floor = d.prefill_s + prefix_load_time(im, prompt, 1).value() + d.kv_transfer_s + d.tpot_s;
   if (ttft > 0 && floor > ttft) return std::nullopt;
   const double busiest = std::ceil(rate * d.prefill_s / 0.95);
   if (busiest + d.decode_workers > most) return std::nullopt;
@@ -438,17 +438,18 @@ Sized size_concurrent(const InferModel& im, double prompt, double output, long u
   z.gpus = replicas * replica_devices(im.settings);
   Operating& o = z.op;
   o.batch = n;
-  o.prefill_s = prefill_time(im, static_cast<long>(prompt), 1).value();
+  o.prefill_s = prefill_time(im, static_cast<long>(prompt), 1, n).value();
   o.step_s = decode_step_time(im, n, prompt + output / 2).value();
   // A pipeline's stages each hold a prompt for 1/pp of its prefill.
   o.stall_s = o.prefill_s / im.settings.pp;
-  o.request_s = request_overhead(im.settings.runtime).value();
+  o.request_s = request_time(im, prompt, n).value();
   const double hold = o.stall_s;
   o.tpot_s = o.step_s + n / output * hold;
   // New prompts queue for the prefill, one at a time: an M/D/1 wait at the rate requests complete,
   // which itself falls as the wait grows. The prefill's step samples the first token and decodes
   // the other n - 1 sequences; the rest of the reply takes O - 1 steps. The runtime's own time for
-  // a request (request_overhead) comes before its first token. The replica's rate x solves
+  // a request (request_time: request_overhead, and reading a prefix back from the KV offload tier)
+  // comes before its first token. The replica's rate x solves
   // x = n / cycle(x); the right side falls as x rises, so bisection finds it (below 1 / prefill,
   // where the wait is finite).
   const double others = n > 1 ? decode_step_time(im, n - 1, prompt + output / 2).value() : 0;
@@ -476,7 +477,7 @@ Sized size_concurrent(const InferModel& im, double prompt, double output, long u
 
 SingleStream single_stream(const InferModel& im, double prompt, double output) {
   return SingleStream{prefill_time(im, static_cast<long>(prompt), 1).value(), decode_step_time(im, 1, prompt + output / 2).value(),
-                      request_overhead(im.settings.runtime).value()};
+                      request_time(im, prompt, 1).value()};
 }
 
 LatencyTargets latency_targets(const std::string& scenario, double ttft, double tpot, bool users) {
@@ -519,7 +520,8 @@ InferModel replica(const ServingQuestion& q, const InferSettings& settings, int 
 
 }  // namespace
 
-ServingAnswer answer_serving(const ServingQuestion& q) {
+namespace {
+ServingAnswer serve(const ServingQuestion& q) {
   ServingAnswer a;
   a.host = q.host;
   a.settings = q.settings;
@@ -734,6 +736,50 @@ ServingAnswer answer_serving(const ServingQuestion& q) {
                               : "--disagg sizes prefill and decode workers for a request rate (--rate with --ttft or "
                                 "--tpot) on a serving runtime, without pipeline or expert parallelism");
   return a;
+}
+
+}  // namespace
+
+// Distinct prefixes (--prefix-count) on several replicas: a router that sends a prefix's requests
+// to the replica holding it (llm-d's prefix-aware scheduler, Dynamo's KV-aware router, SGLang's
+// cache-aware router) leaves each of R replicas ceil(count / R) of them. The replicas a share
+// needs do not rise as R rises, so the fewest R that suffice serving their own share is found by
+// bisection between the count served whole (the most) and what that answer's replicas need.
+ServingAnswer answer_serving(const ServingQuestion& q) {
+  ServingAnswer whole = serve(q);
+  const long count = q.settings.prefix_count;
+  whole.prefixes = count;
+  const auto replicas = [](const ServingAnswer& a) { return a.sized ? a.sized->replicas : 1; };
+  if (count <= 1 || replicas(whole) <= 1) return whole;
+  const auto share = [&](int r) {
+    ServingQuestion x = q;
+    x.settings.prefix_count = (count + r - 1) / r;
+    return serve(x);
+  };
+  int hi = replicas(whole), lo = 1;  // share(hi) suffices: it needs at most what `whole` needed
+  ServingAnswer best = share(hi);
+  if (replicas(best) > hi) return whole;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    ServingAnswer a = share(mid);
+    if (replicas(a) <= mid) hi = mid, best = std::move(a);
+    else lo = mid + 1;
+  }
+  // Fewer replicas may carry the share `hi` gives them, but each would then serve more prefixes:
+  // the deployment is hi replicas, less loaded than sized (its latencies are those of the higher
+  // load, an upper bound).
+  if (best.sized && best.sized->replicas < hi) {
+    Sized& z = *best.sized;
+    z.utilisation *= static_cast<double>(z.replicas) / hi;
+    z.replicas = hi;
+    z.gpus = best.gpus = hi * replica_devices(best.settings);
+  }
+  best.prefixes = count;
+  best.assumptions.push_back(Assumption{"prefix routing", static_cast<double>(best.settings.prefix_count),
+                                        fmt::format("of {} prefixes a replica", count), "prefixes",
+                                        "requests go to the replica holding their prefix (llm-d's prefix-aware scheduler, "
+                                        "Dynamo's KV-aware router): each replica serves its share"});
+  return best;
 }
 
 }  // namespace gpuplan

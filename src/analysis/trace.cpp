@@ -224,9 +224,12 @@ TraceReplay replay_trace(const InferModel& im, const std::vector<TraceRequest>& 
         kv_used += q.prompt + q.output;
         waiting.pop_front();
       }
+      double load_s = 0;  // reading prefixes back from the KV offload tier (prefix_load_time)
       if (!group.empty()) {
         const double mean = group_tokens / static_cast<double>(group.size());
-        t += prefill_time(im, static_cast<long>(std::ceil(mean)), static_cast<int>(group.size())).value() / s.pp;
+        const int resident = static_cast<int>(running.size() + group.size());
+        t += prefill_time(im, static_cast<long>(std::ceil(mean)), static_cast<int>(group.size()), resident).value() / s.pp;
+        load_s = prefix_load_time(im, mean, resident).value();
         for (std::size_t i : group) {
           running.push({counter + static_cast<long>(trace[i].output), i});
           joined.push_back(i);
@@ -239,7 +242,7 @@ TraceReplay replay_trace(const InferModel& im, const std::vector<TraceRequest>& 
       ++counter;
       for (std::size_t i : joined) {
         first_time[index_in_mine(i)] = t;
-        ttft.push_back(t - trace[i].arrival + request_s);
+        ttft.push_back(t - trace[i].arrival + request_s + load_s);
       }
       joined.clear();
       while (!running.empty() && running.top().first <= counter) {

@@ -99,14 +99,16 @@ Job resolve_job(const Catalog& catalog, const Scenario& s) {
 }
 
 // The question the serving analysis answers, resolved from the flags: the runtime's settings,
-// the host, and the decode efficiency calibrated and scaled as the flags say.
-ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, const Job& j) {
+// the host, and the decode efficiency calibrated and scaled as the flags say; the KV offload
+// tier's assumption, where there is one, into `offload`.
+ServingQuestion serving_question(const Catalog& catalog, const Scenario& s, const Job& j, std::optional<Assumption>& offload) {
   ServingQuestion q;
   q.model = j.model;
   q.params = j.params;
   q.device = j.device;
   q.host = resolve_host(s, catalog, j.device);
   q.settings = resolve_infer(s, j);
+  offload = resolve_kv_offload(s, catalog, j.device, q.host, q.settings);
   q.compute = j.step.eff;  // calibrated and scaled
   q.decode = make_infer_model(j.model, j.params, j.device, q.host, q.settings).decode;
   if (j.calibration) apply_calibration(*j.calibration, j.device, q.decode);
@@ -159,7 +161,11 @@ void price(InferRun& r, const Scenario& s) {
                                        fmt::format("{} of {} prompt tokens shared", format_exact(static_cast<double>(im.settings.prefix_tokens)),
                                                    format_exact(r.prompt)),
                                        "hit rate",
-                                       "given: cached tokens are not prefilled again; their KV blocks are stored once a replica"});
+                                       im.settings.prefix_count > 1
+                                           ? fmt::format("given: one of {} prefixes, each kept where the device's cache has room, "
+                                                         "then in the offload tier, else prefilled again",
+                                                         im.settings.prefix_count)
+                                           : "given: cached tokens are not prefilled again; their KV blocks are stored once a replica"});
   if (im.model.moe() && im.decode.per_moe_layer.value() > 0)
     r.assumptions.push_back(Assumption{"fused-MoE floor per MoE layer", im.decode.per_moe_layer.value(), {}, "s",
                                        "vLLM and SGLang fused-MoE kernel benchmarks at one token (inference.cpp)"});
@@ -230,7 +236,8 @@ InferRun infer_run(const Catalog& catalog, const Scenario& given, const ServingA
   Scenario s = given;
   const std::vector<TraceRequest> trace = trace_of(given, s);
   r.job = resolve_job(catalog, s);
-  const ServingQuestion q = serving_question(catalog, s, r.job);
+  std::optional<Assumption> offload;
+  const ServingQuestion q = serving_question(catalog, s, r.job, offload);
   // The search's own answer, kept as it came for a question asked again with another bill.
   r.searched = std::make_shared<const ServingAnswer>(reuse ? *reuse : answer_serving(q));
   static_cast<ServingAnswer&>(r) = *r.searched;
@@ -239,6 +246,7 @@ InferRun infer_run(const Catalog& catalog, const Scenario& given, const ServingA
   std::vector<Assumption> assumptions = r.job.facility.assumptions;
   if (!s.has("quant") || s.quant == "auto")  // the weights were chosen for the user (resolve_infer)
     assumptions.push_back(Assumption{"weights", 0, quant_text(q.settings), "", quant_origin(s, r.job.model)});
+  if (offload) assumptions.push_back(*offload);
   assumptions.insert(assumptions.end(), r.assumptions.begin(), r.assumptions.end());
   r.assumptions = std::move(assumptions);
   std::vector<std::string> warnings = r.job.warnings;
@@ -301,10 +309,28 @@ Value infer_json(const InferRun& r) {
   v.set("prompt_tokens", r.prompt);
   v.set("output_tokens", r.output);
   if (r.settings.prefix_tokens > 0) {
+    const int resident = op ? op->batch : 1;
+    const PrefixFound found = prefix_found(r.model, resident);
     Value pc = Value::object();
     pc.set("prefix_tokens", static_cast<double>(r.settings.prefix_tokens));
     pc.set("hit_rate", r.settings.prefix_hit);
-    pc.set("cached_tokens", cached_prompt_tokens(r.settings, r.prompt));  // per request, on average
+    pc.set("prefixes", static_cast<double>(r.prefixes));
+    pc.set("prefixes_per_replica", static_cast<double>(r.settings.prefix_count));
+    // Where a reused prefix is found at the operating point's batch, as shares of the prefixes.
+    pc.set("found_device", found.device);
+    pc.set("found_offload", found.offload);
+    pc.set("cached_tokens", cached_prompt_tokens(r.settings, r.prompt, found));  // per request, on average
+    if (!r.settings.offload_tier.empty()) {
+      Value off = Value::object();
+      off.set("tier", r.settings.offload_tier);
+      off.set("bytes_per_device", r.settings.offload_bytes.value());
+      off.set("read_bytes_per_s", r.settings.offload_read.value());
+      off.set("prefixes", found.prefixes_offload);
+      off.set("load_s", prefix_load_time(r.model, r.prompt, resident).value());  // per request, on average
+      pc.set("offload", off);
+    } else {
+      pc.set("offload", Value());
+    }
     v.set("prefix_cache", pc);
   } else {
     v.set("prefix_cache", Value());
@@ -450,6 +476,23 @@ Value infer_json(const InferRun& r) {
   return v;
 }
 
+// Where requests find their prefixes at a batch: "4.1k of 10k prefixes on the device, 10k in host
+// memory (64 GiB): 90% of requests find theirs (12.3 ms to load)".
+std::string prefix_text(const InferRun& r, int resident) {
+  const InferSettings& is = r.settings;
+  const PrefixFound f = prefix_found(r.model, resident);
+  std::string t = fmt::format("{} of {} prefix{} on the device", format_sig(f.prefixes_device), format_sig(static_cast<double>(is.prefix_count)),
+                              is.prefix_count > 1 ? "es" : "");
+  if (r.prefixes > is.prefix_count) t += fmt::format(" (a replica's share of {})", format_sig(static_cast<double>(r.prefixes)));
+  if (!is.offload_tier.empty())
+    t += fmt::format(", {} in {} ({})", format_sig(f.prefixes_offload), is.offload_tier == "host" ? "host memory" : is.offload_tier,
+                     format_iec(is.offload_bytes.value()));
+  t += fmt::format(": {:.0f}% of requests find theirs", 100 * is.prefix_hit * (f.device + f.offload));
+  const double load = prefix_load_time(r.model, r.prompt, resident).value();
+  if (load > 0) t += fmt::format(" ({} to load, on average)", format_duration(load));
+  return t;
+}
+
 Table infer_table(const InferRun& r) {
   const InferMemory& mem = r.model.memory;
   const InferSettings& is = r.settings;
@@ -484,6 +527,7 @@ Table infer_table(const InferRun& r) {
     else if (is.pp > 1) t.add_row({"replicas x tp x pp = devices", fmt::format("{} x {} x {} = {}", z.replicas, is.tp, is.pp, z.gpus)});
     else t.add_row({"replicas x tp = devices", fmt::format("{} x {} = {}", z.replicas, is.tp, z.gpus)});
     t.add_row({"requests/s (utilisation)", fmt::format("{} ({:.0f}%)", format_sig(z.load_rps), 100 * z.utilisation)});
+    if (is.prefix_count > 1 || !is.offload_tier.empty()) t.add_row({"prefix cache", prefix_text(r, op.batch)});
     if (const auto& d = r.disaggregated)
       t.add_row({fmt::format("disaggregated{}", r.disaggregated_chosen ? " (chosen)" : ""),
                  fmt::format("{} prefill + {} decode x tp {} = {} devices (aggregated {}); TTFT p99 {}, TPOT {}",

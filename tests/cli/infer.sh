@@ -203,6 +203,24 @@ expect_rc 0; expect_out '"prefix_cache": null'; expect_out '"max_batch": 207,'
 bad 2 "prefix caching takes both --prefix-tokens N" infer --model llama-3.1-8b --gpu h100-sxm --prefix-hit 0.5
 bad 2 "--prefix-tokens models a serving runtime's prefix cache" infer --model llama-3.1-8b --gpu rtx-4090 --runtime llama.cpp --prefix-tokens 100 --prefix-hit 0.5
 bad 2 "--prefix-hit" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 1.5
+# Each of 2,000 users has a 7,000-token conversation: a local NVMe drive holds every replica's
+# share of them, so 90% of requests skip 7,000 tokens of prefill and read them back instead
+# over the drive at 13 GB/s.
+conv="--model llama-3.1-8b --gpu h100-sxm --prompt-tokens 8000 --output-tokens 300 --users 2000 --think-time 30 --prefix-tokens 7000 --prefix-hit 0.9 --prefix-count 2000"
+run infer $conv --format json --get gpus
+expect_rc 0; plain="$out"
+run infer $conv --kv-offload nvme --format json
+expect_rc 0; expect_out '"tier": "nvme-pm1743"'; expect_out '"prefixes": 2000,'; expect_out '"found_offload": 1,'; expect_out '"cached_tokens": 6300,'
+tiered=$(sed -n 's/^  "gpus": \([0-9]*\),/\1/p' "$TMP/out")
+[ -n "$tiered" ] && [ "$tiered" -lt "$plain" ] || fail "an NVMe tier should need fewer devices than $plain, got '$tiered'"
+run infer $conv --kv-offload host
+expect_rc 0; expect_out "in host memory (48.0 GiB)"
+bad 2 "--kv-offload host keeps cached prefixes off the device" infer --model llama-3.1-8b --gpu h100-sxm --kv-offload host
+bad 2 "--prefix-count counts distinct prefixes" infer --model llama-3.1-8b --gpu h100-sxm --prefix-count 5
+bad 2 "--kv-offload-size sizes a KV offload tier" infer --model llama-3.1-8b --gpu h100-sxm --kv-offload-size 10GiB
+bad 2 "not a tier; give host, nvme, none or a local drive's storage id" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 0.5 --kv-offload s3-standard
+bad 2 "the host tier has 96.0 GiB per device" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 0.5 --kv-offload host --kv-offload-size 1TiB
+bad 2 "dgx-spark has no separate host memory" infer --model llama-3.1-8b --gpu dgx-spark --runtime vllm --prefix-tokens 100 --prefix-hit 0.5 --kv-offload host
 
 # --trace: requests replayed as they came, beside the closed forms at the same mean rate.
 printf 'arrival,prompt,output\n' > "$TMP/trace.csv"

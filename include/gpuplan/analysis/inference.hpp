@@ -80,6 +80,16 @@ struct InferSettings {
   // stored once a replica, not once a sequence.
   long prefix_tokens = 0;
   double prefix_hit = 0;
+  // Distinct prefixes of prefix_tokens that requests draw on, equally often: 1, one shared system
+  // prompt, stored once; more (each user's own conversation), each a sequence's own blocks while
+  // it runs, kept between requests where the cache has room (prefix_found).
+  long prefix_count = 1;
+  // A KV offload tier (vLLM's CPU offloading connector, LMCache's local CPU and disk backends,
+  // SGLang's HiCache): prefixes the device's cache has no room for wait there, per device, and
+  // are read back at the tier's bandwidth before the prompt's prefill. None when offload_bytes is 0.
+  std::string offload_tier;  // "host" or a local drive's storage id
+  Bytes offload_bytes = bytes(0);
+  ByteRate offload_read = bytes_per_s(0);  // per device
 };
 // What a request costs the runtime besides its passes, before its first token reaches the client
 // (HTTP, tokenisation, handing the request to the engine and the token back): vLLM's OpenAI
@@ -88,8 +98,6 @@ Seconds request_overhead(Runtime r);
 // The tokens one sequence's cache holds at its longest: the request's under a paged cache, else
 // the context.
 long sequence_tokens(const InferSettings& s);
-// The prompt tokens a request finds cached, on average: prefix_hit of the shared prefix.
-double cached_prompt_tokens(const InferSettings& s, double prompt);
 
 // The quantisations a runtime offers on a device, widest first (--quant auto, --quants): llama.cpp's
 // GGUF ladder; a serving runtime's bf16, fp8, nvfp4 where the device has an FP4 rate, and AWQ.
@@ -222,6 +230,25 @@ constexpr double serving_prefill_tokens = 8192;
 // `model` is the checkpoint to serve (a path, or a placeholder naming the catalog model).
 std::string launch_line(const InferModel& im, const std::string& model, int seqs);
 
+// Where a request's prefix is found while `resident` sequences run on a replica, as shares of the
+// requests that reuse one (prefix_hit of them): in the device's cache, in the offload tier. One
+// shared prefix is always on the device. Of prefix_count equally popular ones, the device keeps
+// as many as the KV pool has room for beside the running sequences, and the tier as many as its
+// bytes hold; each is a prefix's KV on one device.
+struct PrefixFound {
+  double device = 0, offload = 0;
+  double prefixes_device = 0, prefixes_offload = 0;  // prefixes each place holds (a replica)
+};
+PrefixFound prefix_found(const InferModel& im, int resident);
+// The prompt tokens a request finds cached, on average: prefix_hit of the prefix, where it is found.
+double cached_prompt_tokens(const InferSettings& s, double prompt, const PrefixFound& found);
+// Reading a prefix found in the offload tier back to the device, per request on average: its KV
+// on one device (that device's heads and layers) at the tier's read bandwidth. It delays the
+// request's first token, not the batch (the copy runs beside the compute).
+Seconds prefix_load_time(const InferModel& im, double prompt, int resident);
+// What a request costs before its first token besides its passes: request_overhead and the load.
+Seconds request_time(const InferModel& im, double prompt, int resident);
+
 // One MoE layer's fused expert call for `tokens` tokens on one device of a tensor-parallel group:
 // the touched experts' slices streamed (or their GEMMs, whichever is longer) plus the call's floor;
 // the expert part of a decode step, as the benchmarks of vLLM's and SGLang's MoE kernels time it.
@@ -245,7 +272,9 @@ double expert_efficiency(const InferModel& im, double tokens);
 // the output projection for the `logit_rows` of them whose logits are sampled (every row of a
 // decode step; a prefill's last position of each prompt).
 Seconds linear_compute(const InferModel& im, double tokens, double devices, double logit_rows);
-Seconds prefill_time(const InferModel& im, long tokens, int prompts);
+// `prompts` prompts of `tokens` tokens prefilled together, less what each finds cached while
+// `resident` sequences run (prefix_found).
+Seconds prefill_time(const InferModel& im, long tokens, int prompts, int resident = 1);
 // One decode step for `batch` sequences whose caches hold `context` tokens on average.
 Seconds decode_step_time(const InferModel& im, int batch, double context);
 // Sequences of the settings' context whose KV cache fits beside the weights, workspace and

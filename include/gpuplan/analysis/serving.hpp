@@ -274,6 +274,9 @@ struct ServingAnswer {
   std::string unmet;              // why the request is not met as asked (the command exits 1); empty when it is
   std::optional<Sized> sized;
   int gpus = 1;                   // devices in use
+  // Distinct prefixes over all replicas (settings.prefix_count: those each replica serves, where
+  // requests are routed to the replica holding their prefix).
+  long prefixes = 0;
   std::vector<Assumption> assumptions;
   std::vector<std::string> warnings;
   double throughput() const { return sized ? sized->throughput : 1 / single.step_s; }
