@@ -29,6 +29,7 @@ Link link_by_id(const Catalog& c, const std::string& id) {
   l.switch_radix = static_cast<int>(r.number("switch_radix"));
   l.switch_power = watts(r.number("switch_power_w"));
   l.port_usd = r.number("port_usd");
+  l.in_network_reduction = r.flag("in_network_reduction");
   return l;
 }
 

@@ -205,6 +205,10 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   }
   j.facility = resolve_facility(s, catalog, j.device);
   if (!s.scale_out.empty()) j.device.scale_out = j.facility.scale_out;  // the step's collectives use it too
+  if (j.step.sharp && !j.device.scale_out.in_network_reduction)
+    fail(Exit::usage, fmt::format("--sharp: {}'s scale-out fabric {} does not reduce in its switches; SHARP runs on "
+                                  "InfiniBand HDR, NDR and XDR (give --scale-out ib-ndr, say, or drop --sharp)",
+                                  j.device.id, j.device.scale_out.id.empty() ? "(none)" : j.device.scale_out.id));
   resolve_calibration(s, j);
   if (s.efficiency_scale != 1) {
     Efficiency& e = j.step.eff;

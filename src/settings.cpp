@@ -190,6 +190,10 @@ const std::array table{
          "Replay each layer's kernels as CUDA graphs (0.58 us of host time a kernel) rather than issue them eagerly "
          "(5 us, PyTorch's per-op cost): a micro-batch takes at least the host's time to issue it",
          [](Scenario& s, V v) { s.step.cuda_graphs = v.on; }),
+    flag("sharp", cmd_train | cmd_search,
+         "Reduce the gradient all-reduce's scale-out level in the InfiniBand switches (SHARP through NCCL's CollNet, "
+         "NCCL_COLLNET_ENABLE=1): each rank sends and receives its bytes once, where a ring moves twice as much",
+         [](Scenario& s, V v) { s.step.sharp = v.on; }),
     flag("fused-loss", cmd_train | cmd_search,
          "Cross-entropy in one fused kernel (6 bytes of memory traffic a logit, not PyTorch's unfused fp32 path's 36; "
          "on with --framework nemo or maxtext)",

@@ -730,6 +730,32 @@ TEST_CASE("a micro-batch takes at least the host time to issue its kernels", "[s
   CHECK(step_time(graphs, l).compute.value() == Approx(8 * work));
 }
 
+TEST_CASE("SHARP reduces the gradient all-reduce in the switches", "[step]") {
+  // S / B once, plus the latency up and down each tier of 64-port switches: one tier reaches 64
+  // ranks, two 64 x 32 = 2,048, three 65,536.
+  CHECK(sharp_allreduce_s(1e9, 64, 5e10, 2e-5, 64) == Approx(0.02 + 2 * 1 * 2e-5));
+  CHECK(sharp_allreduce_s(1e9, 100, 5e10, 2e-5, 64) == Approx(0.02 + 2 * 2 * 2e-5));
+  CHECK(sharp_allreduce_s(1e9, 3000, 5e10, 2e-5, 64) == Approx(0.02 + 2 * 3 * 2e-5));
+  CHECK(sharp_allreduce_s(1e9, 1, 5e10, 2e-5, 64) == 0);
+  // In a step: tp 8 fills each A100 node, so the 16 data-parallel ranks are a node apart and the
+  // gradient all-reduce runs all on the scale-out fabric (HDR, 40-port switches: one tier). The
+  // ring's 2 x 15/16 S / B and 30 latencies become S / B and 2 latencies.
+  StepModel ring = a100_gpt(8, 1024, 8, 512);
+  StepModel sharp = ring;
+  sharp.settings.sharp = true;
+  REQUIRE(ring.device.scale_out.in_network_reduction);
+  Layout l;
+  l.tp = 8, l.dp = 16, l.global_batch = 16, l.zero = 0;
+  const Device& d = ring.device;
+  const double bytes = step_parts(ring, l).trained * ring.settings.train.grad_bytes;
+  const double bw = d.scale_out.bw_per_direction.value() * std::max(1, d.nics_per_node) / d.devices_per_node * ring.settings.eff.link;
+  const double latency = std::max(d.scale_out.latency.value(), d.scale_up.latency.value());
+  CHECK(step_parts(ring, l).grad_allreduce == Approx(2.0 * 15 / 16 * bytes / bw + 30 * latency));
+  CHECK(step_parts(sharp, l).grad_allreduce == Approx(bytes / bw + 2 * latency));
+  // Reduce-scatter and all-gather (ZeRO) are unchanged.
+  CHECK(step_parts(sharp, l).grad_gather == Approx(step_parts(ring, l).grad_gather));
+}
+
 TEST_CASE("the loss over the vocabulary costs its logits memory traffic", "[step]") {
   // Unfused (PyTorch's fp32 upcast, log-softmax and their backward) moves 36 bytes a logit, a fused
   // kernel 6: at tp 2 each rank holds half the vocabulary, so the micro-batch differs by

@@ -153,6 +153,14 @@ double ring_gather_s(double bytes, int n, double bw, double latency) {
   return static_cast<double>(n - 1) / n * bytes / bw + (n - 1) * latency;
 }
 
+double sharp_allreduce_s(double bytes, int n, double bw, double latency, int radix) {
+  if (n <= 1 || bytes <= 0) return 0;
+  const double k = std::max(2, radix);
+  int tiers = 1;
+  for (double reach = k; reach < n && tiers < 64; reach *= std::max(2.0, k / 2)) ++tiers;
+  return bytes / bw + 2.0 * tiers * latency;
+}
+
 double gemm_eff(const Efficiency& e, double m, double k, double n) { return gemm_curve(e.gemm_max, e.gemm_half, m, k, n); }
 
 namespace {
@@ -204,6 +212,19 @@ double alltoall_s(const Device& d, const Efficiency& e, double bytes, int size, 
     t = std::max(t, remote / out.bw + out.latency);
   }
   return t;
+}
+
+// An all-reduce whose scale-out level runs in the switches (SHARP), hierarchical as collective_s:
+// a ring inside each scale-up domain, then 1/inside of the bytes reduced in the fabric among the
+// domains.
+double sharp_collective_s(const Device& d, const Efficiency& e, double bytes, int size, int stride) {
+  if (size <= 1) return 0;
+  const LinkChoice up = scale_up_link(d, e);
+  const int inside = std::max(1, std::min(size, d.scale_up_domain / std::max(1, stride)));
+  if (inside >= size) return ring_allreduce_s(bytes, size, up.bw, up.latency);
+  const LinkChoice out = scale_out_link(d, e);
+  return ring_allreduce_s(bytes, inside, up.bw, up.latency) +
+         sharp_allreduce_s(bytes / inside, size / inside, out.bw, out.latency, d.scale_out.switch_radix);
 }
 
 double p2p_s(const Device& d, const Efficiency& e, double bytes, bool crosses_nodes) {
@@ -486,7 +507,9 @@ void add_data_parallel(const StepModel& sm, const Layout& l, StepParts& r) {
     r.param_gather = adapters_only(ts) ? collective_s(d, e, r.stage.total() * base_weight_bytes(ts) + weight_bytes,
                                                       r.n_dp, stride, ring_gather_s)
                                        : r.weight_gather;
-    r.grad_allreduce = collective_s(d, e, grad_bytes, r.n_dp, stride, ring_allreduce_s);
+    r.grad_allreduce = sm.settings.sharp && d.scale_out.in_network_reduction
+                           ? sharp_collective_s(d, e, grad_bytes, r.n_dp, stride)
+                           : collective_s(d, e, grad_bytes, r.n_dp, stride, ring_allreduce_s);
   }
 }
 

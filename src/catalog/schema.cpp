@@ -68,6 +68,7 @@ constexpr std::array interconnect_fields{
     F{"switch_power_w", T::number, Q::power, false, 1, 1e5, {}, "power per switch"},
     F{"nic_power_w", T::number, Q::power, false, 1, 1000, {}, "power per NIC or port"},
     F{"port_usd", T::number, Q::money, false, 1, 1e6, {}, "capital cost per port (NIC, switch port, optics)"},
+    F{"in_network_reduction", T::boolean, Q::real, false, 0, 0, {}, "its switches reduce all-reduce data in flight (SHARP)"},
 };
 
 constexpr std::array storage_fields{

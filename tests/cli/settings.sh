@@ -142,6 +142,14 @@ bad 1 "no batch meets the targets on 8 x h100-sxm" infer --model llama-3.1-8b --
 # A switch given a value it cannot read names the values it takes, on one line (exit 2).
 run train --model gpt2-124m --gpu a100-40gb --gpus 1 --tokens 1B --fused-loss=maybe
 expect_rc 2; expect_err "--fused-loss is a switch: 'maybe' is not on or off; give --fused-loss, --no-fused-loss or --fused-loss=true|false"
+# --sharp: the gradient all-reduce of GPT-3 at dp 128 on NDR moves S / B across nodes, not twice
+# that, so its data-parallel time falls by more than a third; fabrics without SHARP refuse it.
+run train --model gpt3-175b --gpu h100-sxm --gpus 8192 --tokens 300B --zero 0 --tp 8 --pp 8 --get step_breakdown_s.dp_comm_s
+expect_rc 0; ring="$out"
+run train --model gpt3-175b --gpu h100-sxm --gpus 8192 --tokens 300B --zero 0 --tp 8 --pp 8 --sharp --get step_breakdown_s.dp_comm_s
+expect_rc 0
+awk -v a="$out" -v b="$ring" 'BEGIN { exit !(a > 0 && a < 0.6 * b) }' || fail "--sharp should cut dp_comm_s below 0.6 x $ring, got $out"
+bad 2 "--sharp: mi300x's scale-out fabric roce-400g does not reduce in its switches" train --model llama-3.1-8b --gpu mi300x --gpus 64 --sharp
 expect_one_line_err; expect_no_out
 
 finish

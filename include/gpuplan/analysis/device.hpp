@@ -18,6 +18,7 @@ struct Link {
   int switch_radix = 0;
   Watts switch_power = watts(0);  // 0 when no source gives it
   double port_usd = 0;            // capital per port (NIC, switch port, optics); 0 when not priced
+  bool in_network_reduction = false;  // switches that reduce in flight (InfiniBand SHARP)
 };
 
 struct Device {

@@ -112,6 +112,10 @@ struct StepSettings {
   // The host issues each layer's kernels one by one (eager PyTorch) or replays them as CUDA graphs
   // (--cuda-graphs): a micro-batch takes at least the time to issue its kernels (host_floor).
   bool cuda_graphs = false;
+  // The gradient all-reduce's scale-out level reduced in the fabric's switches (InfiniBand SHARP
+  // through NCCL's CollNet, NCCL_COLLNET_ENABLE=1; off by default in NCCL): --sharp, where the
+  // fabric has it (sharp_allreduce_s).
+  bool sharp = false;
   // The host's memory bandwidth per device (its share of the node's), for an offloaded
   // optimizer's update; 0: no host to offload to.
   ByteRate host_memory_bw = bytes_per_s(0);
@@ -169,6 +173,12 @@ double remote_token_copies(double k, double nodes, bool once_per_node);
 // reduce-scatter (n-1)/n, each step paying the link latency.
 double ring_allreduce_s(double bytes, int n, double bw, double latency);
 double ring_gather_s(double bytes, int n, double bw, double latency);
+// An all-reduce over n ranks reduced in the switches (SHARP): each rank sends its bytes up the
+// switch tree once and receives the reduced result once, bytes / bw where a ring moves
+// 2(n-1)/n of them, and pays the link latency once a tier up and once down. Tiers of a
+// rail's fat tree of radix-port switches (half their ports down above the leaves): 1 up to radix
+// ranks, then each tier multiplies the reach by radix / 2.
+double sharp_allreduce_s(double bytes, int n, double bw, double latency, int radix);
 
 // A collective over `size` ranks `stride` devices apart, hierarchical as NCCL runs it: on the
 // scale-up link inside one domain; beyond it, first inside each domain, then 1/inside of the bytes
