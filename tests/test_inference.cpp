@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Inference memory and speed: exact KV-cache sizes, GGUF bits per weight, the two-term decode
 // model and the offload split, by hand.
+#include <tuple>
+
 #include <catch2/catch.hpp>
 
 #include "gpuplan/records.hpp"
@@ -114,6 +116,30 @@ TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
   s.bpw = 16;
   im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
   CHECK(decode_step_time(im, 1, 0).value() == Approx((pc.total - pc.embedding) * 2 / (0.95 * 1008e9) + 32 * 24e-6));
+}
+
+TEST_CASE("The 2025 AMD and Intel cards decode at their sourced bandwidths") {
+  // Llama 2 7B at Q4_0, one stream: the GDDR formula above at the RX 9070 XT's 640 GB/s (20 Gbps
+  // on 256 bits) and the Arc Pro B60's 456 GB/s (19 Gbps on 192 bits); 16 GiB and 24 GiB hold it.
+  ModelArch m = model("llama-2-7b");
+  ParamCounts pc = count_params(m);
+  InferSettings s;
+  s.quant = "q4_0";
+  s.bpw = 4.5;
+  s.runtime = Runtime::llama_cpp;
+  s.context = 128;
+  const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
+  for (const auto& [id, bw, gib] : {std::tuple{"rx-9070-xt", 640e9, 16.0}, std::tuple{"arc-pro-b60", 456e9, 24.0}}) {
+    const Device d = resolve_device(cat(), id);
+    CHECK(d.memory.value() == gib * 1024 * 1024 * 1024);
+    const InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
+    CHECK(im.memory.fits());
+    CHECK(decode_step_time(im, 1, 0).value() == Approx(bytes / (0.75 * bw) + 32 * 24e-6));
+  }
+  // Their matrix rates: the RX 9070 XT's 1,557 sparse INT4 TOPS halved three times for FP16; the
+  // B60's 160 XMX engines at 2.4 GHz, 256 FP16 FLOPs a clock each.
+  CHECK(resolve_device(cat(), "rx-9070-xt").peak_for(DType::bf16).value() == Approx(1557e12 / 8).epsilon(0.01));
+  CHECK(resolve_device(cat(), "arc-pro-b60").peak_for(DType::bf16).value() == Approx(160 * 2.4e9 * 256).epsilon(0.01));
 }
 
 TEST_CASE("Decode with tied embeddings reads the embedding matrix for the logits") {

@@ -29,7 +29,7 @@ constexpr std::array accelerator_fields{
     GPUPLAN_COMMON_FIELDS,
     F{"vendor", T::text, Q::real, true, 0, 0, {}, "manufacturer"},
     F{"family", T::choice, Q::real, true, 0, 0,
-      "volta|turing|ampere|ada|hopper|blackwell|cdna2|cdna3|cdna4|rdna|tpu|gaudi|trainium|apple|cpu",
+      "volta|turing|ampere|ada|hopper|blackwell|cdna2|cdna3|cdna4|rdna|xe2|tpu|gaudi|trainium|apple|cpu",
       "architecture family (selects the default efficiency curves)"},
     F{"memory_bytes", T::number, Q::bytes, true, 1e9, 2e13, {}, "device memory capacity"},
     F{"memory_bw_bytes_per_s", T::number, Q::byte_rate, true, 1e10, 1e14, {}, "memory bandwidth"},
