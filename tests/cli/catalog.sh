@@ -3,9 +3,9 @@
 . "$(dirname "$0")/lib.sh"
 
 run --version
-expect_rc 0; expect_out "gpuplan 0.15.0 ("
+expect_rc 0; expect_out "gpuplan 0.16.0 ("
 run -V
-expect_rc 0; expect_out "gpuplan 0.15.0 ("
+expect_rc 0; expect_out "gpuplan 0.16.0 ("
 # gpuplan help CMD [SUB] is that command's --help; a misspelt one is a usage error with a suggestion.
 run help train
 expect_rc 0; expect_out "Fastest layout, step time and time to train"; expect_out "--gpus"
