@@ -736,6 +736,15 @@ Scenario scenario_of(std::initializer_list<std::pair<const char*, std::string>> 
   return sc;
 }
 
+// A scenario from settings written key=value, space-separated: "model=gpt3-175b gpus=4096 ...".
+Scenario scenario_of(const std::string& settings) {
+  Scenario sc;
+  std::stringstream ss(settings);
+  std::string kv;
+  while (ss >> kv) apply_setting(sc, kv.substr(0, kv.find('=')), kv.substr(kv.find('=') + 1));
+  return sc;
+}
+
 double perf_prediction(const Catalog& cat, const PerfColumn& c, const char* runtime, std::string_view isl,
                        std::string_view osl) {
   const Scenario sc = scenario_of({{"model", c.model}, {"gpu", c.gpu}, {"gpus", std::to_string(c.tp * c.pp)},
@@ -1643,10 +1652,7 @@ std::string runs_section(const Catalog& cat) {
   std::string table = "| run | settings | published GPU-hours | predicted GPU-hours | error | source |\n|---|---|---:|---:|---:|---|\n";
   Summary sum;
   for (const auto& r : run_rows) {
-    Scenario sc;
-    std::stringstream ss(r.settings);
-    std::string kv;
-    while (ss >> kv) apply_setting(sc, kv.substr(0, kv.find('=')), kv.substr(kv.find('=') + 1));
+    const Scenario sc = scenario_of(r.settings);
     const Document d = run_train(cat, sc, RunOptions{});
     const double predicted = d.data.find("gpu_hours")->as_number();
     const double err = predicted / r.gpu_hours - 1;
@@ -1703,10 +1709,7 @@ std::string mlperf_section(const Catalog& cat) {
   std::string table = "| round | settings | GPUs | measured step | predicted | error (tokens/s) |\n|---|---|---:|---:|---:|---:|\n";
   Summary sum;
   for (const auto& r : mlperf_rows) {
-    Scenario sc;
-    std::stringstream ss(std::string(r.settings) + " " + mlperf_recipe(r.settings));
-    std::string kv;
-    while (ss >> kv) apply_setting(sc, kv.substr(0, kv.find('=')), kv.substr(kv.find('=') + 1));
+    const Scenario sc = scenario_of(std::string(r.settings) + " " + mlperf_recipe(r.settings));
     const Document d = run_train(cat, sc, RunOptions{});
     const double step = d.data.find("step_time_s")->as_number();
     const double err = r.step_s / step - 1;  // tokens/s predicted over measured
