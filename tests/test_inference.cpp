@@ -118,9 +118,10 @@ TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
   CHECK(decode_step_time(im, 1, 0).value() == Approx((pc.total - pc.embedding) * 2 / (0.95 * 1008e9) + 32 * 24e-6));
 }
 
-TEST_CASE("The 2025 AMD and Intel cards decode at their sourced bandwidths") {
+TEST_CASE("The 2025 AMD Intel and NVIDIA cards decode at their sourced bandwidths") {
   // Llama 2 7B at Q4_0, one stream: the GDDR formula above at the RX 9070 XT's 640 GB/s (20 Gbps
-  // on 256 bits) and the Arc Pro B60's 456 GB/s (19 Gbps on 192 bits); 16 GiB and 24 GiB hold it.
+  // on 256 bits), the Arc Pro B60's 456 GB/s (19 Gbps on 192 bits) and the RTX 5060's 448 GB/s
+  // (28 Gbps on 128 bits); 8, 16 and 24 GiB each hold it.
   ModelArch m = model("llama-2-7b");
   ParamCounts pc = count_params(m);
   InferSettings s;
@@ -129,7 +130,8 @@ TEST_CASE("The 2025 AMD and Intel cards decode at their sourced bandwidths") {
   s.runtime = Runtime::llama_cpp;
   s.context = 128;
   const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
-  for (const auto& [id, bw, gib] : {std::tuple{"rx-9070-xt", 640e9, 16.0}, std::tuple{"arc-pro-b60", 456e9, 24.0}}) {
+  for (const auto& [id, bw, gib] :
+       {std::tuple{"rx-9070-xt", 640e9, 16.0}, std::tuple{"arc-pro-b60", 456e9, 24.0}, std::tuple{"rtx-5060", 448e9, 8.0}}) {
     const Device d = resolve_device(cat(), id);
     CHECK(d.memory.value() == gib * 1024 * 1024 * 1024);
     const InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
