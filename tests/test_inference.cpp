@@ -131,7 +131,8 @@ TEST_CASE("The 2025 AMD Intel and NVIDIA cards decode at their sourced bandwidth
   s.context = 128;
   const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
   for (const auto& [id, bw, gib] :
-       {std::tuple{"rx-9070-xt", 640e9, 16.0}, std::tuple{"arc-pro-b60", 456e9, 24.0}, std::tuple{"rtx-5060", 448e9, 8.0}}) {
+       {std::tuple{"rx-9070-xt", 640e9, 16.0}, std::tuple{"arc-pro-b60", 456e9, 24.0}, std::tuple{"rtx-5060", 448e9, 8.0},
+        std::tuple{"radeon-ai-pro-r9700", 640e9, 32.0}}) {
     const Device d = resolve_device(cat(), id);
     CHECK(d.memory.value() == gib * 1024 * 1024 * 1024);
     const InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
