@@ -121,7 +121,8 @@ TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
 TEST_CASE("The 2025 AMD Intel and NVIDIA cards decode at their sourced bandwidths") {
   // Llama 2 7B at Q4_0, one stream: the GDDR formula above at the RX 9070 XT's 640 GB/s (20 Gbps
   // on 256 bits), the Arc Pro B60's 456 GB/s (19 Gbps on 192 bits) and the RTX 5060's 448 GB/s
-  // (28 Gbps on 128 bits); 8, 16 and 24 GiB each hold it.
+  // (28 Gbps on 128 bits), and the R9700's 640 GB/s (the same die's memory system as the RX 9070
+  // XT, an estimate); 8, 16, 24 and 32 GiB each hold it.
   ModelArch m = model("llama-2-7b");
   ParamCounts pc = count_params(m);
   InferSettings s;
