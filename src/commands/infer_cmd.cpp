@@ -253,6 +253,10 @@ InferRun infer_run(const Catalog& catalog, const Scenario& given, const ServingA
   const auto& facility = is_local(s) ? r.job.facility.warnings : r.job.facility.all_warnings();
   warnings.insert(warnings.end(), facility.begin(), facility.end());
   warnings.insert(warnings.end(), r.warnings.begin(), r.warnings.end());
+  if (!q.settings.offload_tier.empty() && q.settings.prefix_count <= 1)
+    warnings.push_back(fmt::format("--kv-offload {}: one shared prefix stays on the device, so the tier holds nothing; it keeps "
+                                   "distinct prefixes (--prefix-count, such as each user's conversation)",
+                                   s.kv_offload));
   r.warnings = std::move(warnings);
   price(r, s);
   add_monthly(r, catalog, s);

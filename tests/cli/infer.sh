@@ -216,6 +216,9 @@ tiered=$(sed -n 's/^  "gpus": \([0-9]*\),/\1/p' "$TMP/out")
 run infer $conv --kv-offload host
 expect_rc 0; expect_out "in host memory (48.0 GiB)"
 bad 2 "--kv-offload host keeps cached prefixes off the device" infer --model llama-3.1-8b --gpu h100-sxm --kv-offload host
+# One shared prefix never leaves the device: a tier beside it is said to hold nothing.
+run infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 500 --prefix-hit 0.5 --kv-offload host
+expect_rc 0; expect_err "one shared prefix stays on the device, so the tier holds nothing"
 bad 2 "--prefix-count counts distinct prefixes" infer --model llama-3.1-8b --gpu h100-sxm --prefix-count 5
 bad 2 "--kv-offload-size sizes a KV offload tier" infer --model llama-3.1-8b --gpu h100-sxm --kv-offload-size 10GiB
 bad 2 "not a tier; give host, nvme, none or a local drive's storage id" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 0.5 --kv-offload s3-standard
