@@ -566,7 +566,7 @@ Seconds prefix_load_time(const InferModel& im, double prompt, int resident) {
   const InferSettings& s = im.settings;
   if (s.offload_bytes.value() <= 0 || s.offload_read.value() <= 0) return seconds(0);
   const PrefixFound f = prefix_found(im, resident);
-  const double tokens = s.prefix_hit * f.offload * std::min(static_cast<double>(s.prefix_tokens), std::max(0.0, prompt - 1));
+  const double tokens = cached_prompt_tokens(s, prompt, PrefixFound{0, f.offload, 0, 0});  // found in the tier
   const Bytes b = kv_cache_bytes(im.model, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1) * stage_share(im.model, s.pp);
   return b / s.offload_read;
 }

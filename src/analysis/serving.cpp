@@ -742,9 +742,10 @@ ServingAnswer serve(const ServingQuestion& q) {
 
 // Distinct prefixes (--prefix-count) on several replicas: a router that sends a prefix's requests
 // to the replica holding it (llm-d's prefix-aware scheduler, Dynamo's KV-aware router, SGLang's
-// cache-aware router) leaves each of R replicas ceil(count / R) of them. The replicas a share
-// needs do not rise as R rises, so the fewest R that suffice serving their own share is found by
-// bisection between the count served whole (the most) and what that answer's replicas need.
+// cache-aware router) leaves each of R replicas ceil(count / R) of them. A smaller share needs no
+// more replicas (though the deployment search may pick other degrees for it), so the fewest R that
+// suffice serving their own share is found by bisection, from the replicas the count served whole
+// needs down.
 ServingAnswer answer_serving(const ServingQuestion& q) {
   ServingAnswer whole = serve(q);
   const long count = q.settings.prefix_count;
