@@ -592,6 +592,8 @@ std::optional<Assumption> resolve_kv_offload(const Scenario& s, const Catalog& c
     is.offload_tier = id;
     origin = fmt::format("one {} per device (an assumption), read at {}{}; {}", id, format_si(r->number("read_bytes_per_s"), "B/s"),
                          link > 0 ? fmt::format(" through {}", d.host.id) : "", record_origin(*r));
+    if (capacity <= 0 && !s.kv_offload_bytes)
+      fail(Exit::usage, fmt::format("--kv-offload {}: the drive's record has no capacity_bytes; give --kv-offload-size", id));
     is.offload_bytes = bytes(s.kv_offload_bytes.value_or(capacity));
   }
   if (capacity > 0 && is.offload_bytes.value() > capacity)

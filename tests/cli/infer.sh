@@ -216,6 +216,11 @@ tiered=$(sed -n 's/^  "gpus": \([0-9]*\),/\1/p' "$TMP/out")
 run infer $conv --kv-offload host
 expect_rc 0; expect_out "in host memory (48.0 GiB)"
 bad 2 "--kv-offload host keeps cached prefixes off the device" infer --model llama-3.1-8b --gpu h100-sxm --kv-offload host
+# A drive of the user's own without a capacity needs the tier's size given.
+printf '[storage.my-ssd]\nname = "My SSD"\nunit = "drive"\nread_bytes_per_s = "7GB/s"\nwrite_bytes_per_s = "5GB/s"\nsource = "test"\n' > "$TMP/drive.toml"
+bad 2 "--kv-offload my-ssd: the drive's record has no capacity_bytes; give --kv-offload-size" infer --catalog "$TMP/drive.toml" --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 500 --prefix-hit 0.5 --prefix-count 100 --kv-offload my-ssd
+run infer --catalog "$TMP/drive.toml" --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 500 --prefix-hit 0.5 --prefix-count 100 --kv-offload my-ssd --kv-offload-size 100GB --format json
+expect_rc 0; expect_out '"bytes_per_device": 100000000000,'; expect_out '"read_bytes_per_s": 7000000000,'
 # One shared prefix never leaves the device: a tier beside it is said to hold nothing.
 run infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 500 --prefix-hit 0.5 --kv-offload host
 expect_rc 0; expect_err "one shared prefix stays on the device, so the tier holds nothing"
