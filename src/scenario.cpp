@@ -289,8 +289,11 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
     fail(Exit::usage, fmt::format("--prefix-tokens models a serving runtime's prefix cache (vllm, sglang, tensorrt-llm); {} "
                                   "keeps one conversation's cache",
                                   to_string(is.runtime)));
+  if (s.prefix_count > 1 && s.prefix_tokens <= 0)
+    fail(Exit::usage, "--prefix-count counts distinct prefixes of --prefix-tokens: give --prefix-tokens N and --prefix-hit R");
   is.prefix_tokens = s.prefix_tokens;
   is.prefix_hit = std::max(0.0, s.prefix_hit);
+  is.prefix_count = s.prefix_count;
   if (quant == "auto") {
     // Sized at the tensor-parallel degree given, else across --gpus (a node's worth at most for a
     // serving runtime, at a power of two that splits the heads; llama.cpp splits layers over all).
@@ -546,9 +549,6 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
 
 std::optional<Assumption> resolve_kv_offload(const Scenario& s, const Catalog& catalog, const Device& d, const Device& host,
                                              InferSettings& is) {
-  is.prefix_count = s.prefix_count;
-  if (s.prefix_count > 1 && s.prefix_tokens <= 0)
-    fail(Exit::usage, "--prefix-count counts distinct prefixes of --prefix-tokens: give --prefix-tokens N and --prefix-hit R");
   if (s.kv_offload_bytes && s.kv_offload.empty())
     fail(Exit::usage, "--kv-offload-size sizes a KV offload tier: give --kv-offload host or nvme too");
   if (s.kv_offload.empty() || s.kv_offload == "none") return std::nullopt;

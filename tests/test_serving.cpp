@@ -27,6 +27,19 @@ InferModel served(const char* id, const char* gpu, int tp) {
   s.context = 1300;
   return make_infer_model(m, count_params(m), d, d, s);
 }
+// Llama 3.1 8B in BF16 with vLLM, sequences of 4,096 tokens: the prefix-caching tests' setup.
+InferSettings vllm_bf16_4k(const ModelArch& m, const Device& d) {
+  InferSettings s;
+  s.runtime = Runtime::vllm;
+  s.context = 4096;
+  set_quant(s, "bf16", m, d);
+  return s;
+}
+
+// A device's room for KV cache: what the weights, workspace and reserve leave.
+double kv_room(const InferModel& im) {
+  return (im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve).value();
+}
 }  // namespace
 
 TEST_CASE("a replica's capacity is B over O decode steps plus B prefills", "[serving]") {
@@ -546,7 +559,7 @@ TEST_CASE("expert parallelism with data-parallel attention shards the routed exp
   const double routed = 32.0 * 8 * pc.expert;
   CHECK(routed_expert_params(m, pc) == Approx(routed));
   CHECK(im.memory.weights.value() == Approx(pc.total - routed + routed / 8));
-  const double room = (im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve).value();
+  const double room = kv_room(im);
   CHECK(kv_batch_limit(im) == 8 * static_cast<int>(room / kv_cache_bytes(m, 2, 1, 1300, 1).value()));
   // One sequence, each part on its roofline: the dense part (streamed, or its GEMMs of one row on
   // the curve, whichever is slower), its cache, the quarter of this device's expert that two of
@@ -835,10 +848,7 @@ TEST_CASE("a cached prompt prefix costs only its attention and is stored once", 
   const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
   const ParamCounts pc = count_params(m);
   const Device h100 = resolve_device(cat(), "h100-sxm");
-  InferSettings s;
-  s.runtime = Runtime::vllm;
-  s.context = 4096;
-  set_quant(s, "bf16", m, h100);
+  InferSettings s = vllm_bf16_4k(m, h100);
   const double plain = prefill_time(make_infer_model(m, pc, h100, h100, s), 500, 1).value();
   s.prefix_hit = 1;
   s.prefix_tokens = 1000;
@@ -864,7 +874,7 @@ TEST_CASE("a cached prompt prefix costs only its attention and is stored once", 
   // 4,096 - 750 tokens of its own and the replica the prefix once.
   s.prefix_hit = 0.75;
   const InferModel im = make_infer_model(m, pc, h100, h100, s);
-  const double room = (im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve).value();
+  const double room = kv_room(im);
   CHECK(kv_batch_limit(im) == static_cast<int>((room - 1000.0 * 131072) / ((4096 - 750) * 131072.0)));
 }
 
@@ -877,16 +887,13 @@ TEST_CASE("distinct prefixes fill the room the batch leaves then the offload tie
   const ModelArch m = model_from_record(cat().get("models", "llama-3.1-8b"));
   const ParamCounts pc = count_params(m);
   const Device h100 = resolve_device(cat(), "h100-sxm");
-  InferSettings s;
-  s.runtime = Runtime::vllm;
-  s.context = 4096;
-  set_quant(s, "bf16", m, h100);
+  InferSettings s = vllm_bf16_4k(m, h100);
   s.prefix_tokens = 2000;
   s.prefix_hit = 0.8;
   s.prefix_count = 1000;
   const double token = 131072, prefix = 2000 * token, sequence = 4096 * token;
   InferModel im = make_infer_model(m, pc, h100, h100, s);
-  const double room = (im.memory.capacity - im.memory.weights - im.memory.workspace - im.memory.reserve).value();
+  const double room = kv_room(im);
   const double device = std::floor((room - 10 * sequence) / prefix);
   PrefixFound f = prefix_found(im, 10);
   CHECK(f.prefixes_device == device);
