@@ -210,6 +210,10 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
                                   "InfiniBand HDR, NDR and XDR (give --scale-out ib-ndr, say, or drop --sharp)",
                                   j.device.id, j.device.scale_out.id.empty() ? "(none)" : j.device.scale_out.id));
   resolve_calibration(s, j);
+  if (j.step.train.fused_kernels && j.step.eff.gemm_half_fused <= 0)
+    j.warnings.push_back(fmt::format("--fused-kernels: no measured GEMM depth for {} ({} family): its GEMMs keep the default "
+                                     "depth term; a calibration file from 'gpuplan probe' measures one",
+                                     j.device.id, j.device.family));
   if (s.efficiency_scale != 1) {
     Efficiency& e = j.step.eff;
     e.gemm_max = std::min(1.0, e.gemm_max * s.efficiency_scale);

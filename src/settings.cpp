@@ -64,11 +64,20 @@ constexpr Setting flag(std::string_view name, unsigned cmds, std::string_view he
 //   FlashAttention-2 kernels below).
 // - maxtext: FSDP over the data axis by default (ici_fsdp_parallelism -1), with XLA's
 //   latency-hiding scheduler overlapping the collectives.
+// - compiled: a single-program data-parallel trainer whose element-wise work is fused into few
+//   kernels, by torch.compile (nanoGPT, nanochat) or by hand (llm.c): --fused-kernels. Its
+//   attention and loss are left to their flags (nanoGPT and nanochat call PyTorch's SDPA and
+//   cross_entropy: --attention flash2; llm.c has cuDNN attention and a fused classifier:
+//   --fused-loss).
 void apply_framework(Scenario& s, const std::string& name) {
+  if (name == "compiled" && !s.has("fused-kernels")) s.step.train.fused_kernels = true;
   const bool nemo = name == "nemo", sharded = name == "fsdp" || name == "torchtitan" || name == "maxtext";
   const bool pytorch_fsdp = name == "fsdp" || name == "torchtitan";
   if (!s.has("tp-overlap")) s.step.tp_overlap = nemo ? 1 : 0;
-  if (!s.has("dp-overlap")) s.step.dp_overlap = nemo || name == "maxtext" ? 1 : pytorch_fsdp ? 0.5 : 0;
+  // PyTorch DDP overlaps its bucketed all-reduces with the backward pass as FSDP prefetches: the
+  // same half-hidden default.
+  if (!s.has("dp-overlap"))
+    s.step.dp_overlap = nemo || name == "maxtext" ? 1 : pytorch_fsdp || name == "compiled" ? 0.5 : 0;
   if (sharded && !s.has("zero")) s.layout.zero = 3;
   // PyTorch's scaled_dot_product_attention runs FlashAttention-2 for its flash backend (PyTorch
   // docs, torch.nn.functional.scaled_dot_product_attention); Megatron and NeMo use Transformer
@@ -85,10 +94,11 @@ void apply_framework(Scenario& s, const std::string& name) {
   // FSDP's mixed precision keeps fp32 shards as the master weights (FSDP2's MixedPrecisionPolicy,
   // torchtitan's param bf16 / reduce fp32 default): no 16-bit shard beside them.
   s.step.train.fp32_shards = pytorch_fsdp;
-  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}{}, {} cross-entropy, {}-bit gradients",
+  s.notes.push_back(fmt::format("framework {}: tp-overlap {}, dp-overlap {}{}{}{}{}, {} cross-entropy, {}-bit gradients",
                                 name, s.step.tp_overlap, s.step.dp_overlap, sharded ? ", ZeRO-3 (full sharding)" : "",
                                 pytorch_fsdp ? " with fp32 shards as the master weights" : "",
                                 s.step.train.flash2 ? ", attention flash2 (PyTorch SDPA)" : "",
+                                s.step.train.fused_kernels ? ", fused element-wise kernels" : "",
                                 s.step.train.fused_loss ? "fused" : "unfused", 8 * s.grad_bytes));
 }
 
@@ -182,7 +192,7 @@ const std::array table{
            [](Scenario& s, V v) { s.optimizer = v.text; }),
     choice("grad-dtype", "fp32|bf16|fp16", layout_cmds, "fp32", "Gradient type (fp32 as Megatron keeps them)",
            [](Scenario& s, V v) { s.grad_bytes = v.text == "fp32" ? 4 : 2; }),
-    choice("framework", "megatron|nemo|deepspeed|fsdp|torchtitan|maxtext", cmd_train | cmd_search | cmd_memory,
+    choice("framework", "megatron|nemo|deepspeed|fsdp|torchtitan|maxtext|compiled", cmd_train | cmd_search | cmd_memory,
            "none (the step model's own defaults)",
            "Training framework: sets the overlaps and sharding it defaults to (explicit flags win)",
            [](Scenario& s, V v) { apply_framework(s, v.text); }),
@@ -194,6 +204,11 @@ const std::array table{
          "Reduce the gradient all-reduce's scale-out level in the InfiniBand switches (SHARP through NCCL's CollNet, "
          "NCCL_COLLNET_ENABLE=1): each rank sends and receives its bytes once, where a ring moves twice as much",
          [](Scenario& s, V v) { s.step.sharp = v.on; }),
+    flag("fused-kernels", cmd_train | cmd_search,
+         "Element-wise work fused into few kernels around the GEMMs (torch.compile, llm.c): the GEMMs pay only their "
+         "own depth cost, measured on Hopper (XLA's sm_90 GEMM table), not the unfused work Megatron's rates carry; "
+         "elsewhere no change (on with --framework compiled)",
+         [](Scenario& s, V v) { s.step.train.fused_kernels = v.on; }),
     flag("fused-loss", cmd_train | cmd_search,
          "Cross-entropy in one fused kernel (6 bytes of memory traffic a logit, not PyTorch's unfused fp32 path's 36; "
          "on with --framework nemo or maxtext)",

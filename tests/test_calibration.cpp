@@ -143,6 +143,7 @@ TEST_CASE("A calibration replaces the default efficiencies of its device only") 
   apply_calibration(c, h100, DType::bf16, e2);
   CHECK(e2.gemm_max == c.gemm_curve->max);
   CHECK(e2.gemm_half == c.gemm_curve->half);
+  CHECK(e2.gemm_half_fused == c.gemm_curve->half);  // square GEMMs alone: the fused trainers' depth too
   // Measured on an H100, refused for an A100.
   CHECK_NOTHROW(check_calibration_for(c, h100, "h100.toml"));
   CHECK_THROWS_AS(check_calibration_for(c, resolve_device(cat, "a100-80gb"), "h100.toml"), Error);

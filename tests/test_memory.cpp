@@ -295,6 +295,38 @@ TEST_CASE("the GEMM size scale follows the device's FLOPs per byte of bandwidth"
   CHECK(default_efficiency(resolve_device(c, "h100-sxm")).gemm_half == gemm_half_of(resolve_device(c, "h100-sxm")));
 }
 
+TEST_CASE("fused element-wise kernels leave Hopper's GEMMs their own measured depth", "[step]") {
+  // XLA's sm_90 GEMM table fits the curve at half 60 (k_halves 2.5: a 150-deep GEMM at half the
+  // ceiling). One micro-batch of 16 x 1,024 tokens of a 768-wide layer, h = 768: the QKV
+  // projection (k = 768, n = 2,304) runs at 0.8 x 768 / (768 + 2.5 x 60) x t / (t + 50), t = 16,384
+  // x 2,304 / 128^2 = 2,304 output tiles, and at 768 / (768 + 2.5 x 988.0) with Megatron's depth.
+  static const Catalog cat = Catalog::builtin();
+  const ModelArch m = gpt(4, 768, 12);
+  StepModel sm{m, count_params(m), resolve_device(cat, "h100-sxm"), {}};
+  sm.settings.train.seq_len = 1024;
+  sm.settings.eff = default_efficiency(sm.device);
+  CHECK(sm.settings.eff.gemm_half_fused == 60);
+  StepModel fused = sm;
+  fused.settings.train.fused_kernels = true;
+  Layout l;
+  l.micro_batch = 16, l.global_batch = 16;
+  const double tokens = 16 * 1024.0, tiles = tokens * 2304 / (128 * 128), tile_term = tiles / (tiles + 50);
+  const double flops = 2 * tokens * 768 * 2304, proj = 2 * tokens * 768 * 768, proj_tiles = tokens * 768 / (128 * 128);
+  const double out_term = proj_tiles / (proj_tiles + 50);
+  const double expected = flops / (989.4e12 * 0.8 * 768 / (768 + 150) * tile_term) +
+                          proj / (989.4e12 * 0.8 * 768 / (768 + 150) * out_term);
+  CHECK(layer_parts(fused, l).attn_gemm == Approx(expected).epsilon(1e-3));
+  const double half = gemm_half_of(sm.device);
+  const double megatron = flops / (989.4e12 * 0.8 * 768 / (768 + 2.5 * half) * tile_term) +
+                          proj / (989.4e12 * 0.8 * 768 / (768 + 2.5 * half) * out_term);
+  CHECK(layer_parts(sm, l).attn_gemm == Approx(megatron).epsilon(1e-3));
+  // No measured depth on an A100: the setting changes nothing there.
+  StepModel a100 = a100_gpt(4, 768, 12, 1024);
+  StepModel a100_fused = a100;
+  a100_fused.settings.train.fused_kernels = true;
+  CHECK(step_time(a100_fused, l).compute.value() == step_time(a100, l).compute.value());
+}
+
 TEST_CASE("flash attention's backward pass costs 2.5 forward passes of the attention core", "[step]") {
   // Eager attention computes the whole score matrix (forward 1, backward 2); causal flash
   // attention half of it (forward 1, backward 2.5 at 0.87 of the forward's rate, so 1 + 2.5 /

@@ -143,6 +143,18 @@ TEST_CASE("a framework sets its defaults where the flags have not", "[settings]"
   apply_setting(unfused, "fused-loss", "off");
   apply_setting(unfused, "framework", "nemo");
   CHECK_FALSE(unfused.step.train.fused_loss);
+  // compiled: fused element-wise kernels and DDP's half-hidden gradient all-reduce; the flag given
+  // first is kept, and no other framework fuses.
+  Scenario compiled;
+  apply_setting(compiled, "framework", "compiled");
+  CHECK(compiled.step.train.fused_kernels);
+  CHECK(compiled.step.dp_overlap == 0.5);
+  CHECK_FALSE((compiled.step.train.fused_loss || compiled.step.train.flash2 || compiled.layout.zero));
+  CHECK_FALSE((nemo.step.train.fused_kernels || fsdp.step.train.fused_kernels || megatron.step.train.fused_kernels));
+  Scenario unfused_kernels;
+  apply_setting(unfused_kernels, "fused-kernels", "off");
+  apply_setting(unfused_kernels, "framework", "compiled");
+  CHECK_FALSE(unfused_kernels.step.train.fused_kernels);
   // Megatron-Bridge's performance recipes reduce gradients in 16 bits; the others keep fp32.
   CHECK(nemo.grad_bytes == 2);
   CHECK((megatron.grad_bytes == 4 && fsdp.grad_bytes == 4));

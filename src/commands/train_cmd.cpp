@@ -130,6 +130,20 @@ TrainRun train_run(const Catalog& catalog, const Scenario& s, const TrainAnswer*
                                                               r.answer.storage.capacity_needed.value()});
   for (const auto& w : {r.job.warnings, fac.all_warnings(), r.answer.warnings, r.cluster.warnings})
     r.warnings.insert(r.warnings.end(), w.begin(), w.end());
+  // The default rates are Megatron's, whose element-wise kernels cost most at small widths; say
+  // what a compiled trainer would do with the same layout where the device's GEMM depth is measured
+  // and at the widths where compiled trainers were checked (nanochat's 1,280 and 2,048).
+  const StepModel& sm = r.question.model;
+  if (!s.has("framework") && !s.has("fused-kernels") && sm.settings.eff.gemm_half_fused > 0 && r.answer.gpus > 0 &&
+      sm.model.hidden <= 2048) {
+    StepModel fused = sm;
+    fused.settings.train.fused_kernels = true;
+    const double now = r.answer.best.time.total.value(), then = step_time(fused, r.answer.best.layout).total.value();
+    if (then > 0 && now / then >= 1.15)
+      r.warnings.push_back(fmt::format("these are Megatron's rates; a trainer that fuses its element-wise work (torch.compile, "
+                                       "llm.c: --framework compiled) runs this layout {:.2g}x as fast on {}",
+                                       now / then, r.job.device.id));
+  }
   return r;
 }
 

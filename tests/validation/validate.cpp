@@ -328,6 +328,15 @@ constexpr ThroughputRow throughput_rows[] = {
     // GPT-2 has them (0.1M parameters).
     {"TinyLlama README", "tinyllama-1.1b", "a100-40gb", 16, 1, 1, 1, 1, 2048, 1024, "bf16", 0, 24000},
     {"nanoGPT README", "gpt2-124m", "a100-40gb", 1, 1, 1, 1, 1, 1024, 12, "bf16", 0, 91022},
+    // nanochat (karpathy/nanochat, Oct 2025) on one 8 x H100 SXM node: torch.compile, PyTorch SDPA
+    // attention, F.cross_entropy on upcast logits, Muon and AdamW sharded over the ranks, 2,048-
+    // token sequences, 524,288 tokens (256 sequences) a step. d32 (1,879,048,192 parameters): the
+    // base_train log quoted in run1000.sh (at 06a1977), 1,571.88 and 1,572.76 ms a step at micro-
+    // batch 8 ("mfu: 50.9" under its 6N + 12Lsd): 524,288 / 1.57232 / 8 = 41,681 tokens/s a GPU.
+    // d20 (560,988,160): the base_train log of nanochat's launch walkthrough (read in a copy of it),
+    // 487.03 ms (the median of steps 3 to 13) at micro-batch 32: 134,563. Built by nanochat() below.
+    {"nanochat", "nanochat-d20", "h100-sxm", 8, 1, 1, 1, 1, 2048, 256, "bf16", 0, 134563},
+    {"nanochat", "nanochat-d32", "h100-sxm", 8, 1, 1, 1, 1, 2048, 256, "bf16", 0, 41681},
 };
 
 // MPT shapes (width, heads, layers) as in llm-foundry's benchmarking yamls: GeLU MLP of 4x width,
@@ -351,12 +360,32 @@ ModelArch mpt(const std::string& id) {
   return m;
 }
 
+// nanochat's GPT (nanochat/gpt.py, Oct 2025): width 64 x depth in heads of 128, an MLP of 4x
+// width with relu^2 (two matrices, as GeLU's: the same GEMMs), rotary positions, parameter-free
+// RMSNorm, no biases, untied embedding and output layer, vocabulary 65,536.
+ModelArch nanochat(int depth) {
+  ModelArch m;
+  m.id = fmt::format("nanochat-d{}", depth);
+  m.layers = depth;
+  m.hidden = 64 * depth;
+  m.head_dim = 128;
+  m.heads = m.kv_heads = m.hidden / m.head_dim;
+  m.ffn = 4 * m.hidden;
+  m.vocab = 65536;
+  m.activation = Activation::gelu;
+  m.max_context = 2048;
+  return m;
+}
+
 std::string throughput_section(const Catalog& cat, bool& ok) {
   std::string table = "| source | model | gpus | device | precision | layout found | measured MFU | predicted MFU | difference |\n"
                       "|---|---|---:|---|---|---|---:|---:|---:|\n";
   Summary sum;
   for (const auto& r : throughput_rows) {
-    ModelArch m = std::string(r.model).rfind("mpt-", 0) == 0 ? mpt(r.model) : model_from_record(cat.get("models", r.model));
+    const std::string id = r.model;
+    ModelArch m = id.rfind("mpt-", 0) == 0         ? mpt(id)
+                  : id.rfind("nanochat-d", 0) == 0 ? nanochat(std::stoi(id.substr(10)))
+                                                   : model_from_record(cat.get("models", id));
     StepModel sm = catalog_step_model(cat, m, r.gpu, r.seq, parse_precision(r.precision));
     // NeMo's H100 recipes overlap tensor-parallel communication with GEMMs (tp_comm_overlap,
     // userbuffers); Megatron's default, and llm-foundry's FSDP, do not.
@@ -370,6 +399,8 @@ std::string throughput_section(const Catalog& cat, bool& ok) {
     // cross-entropy). nanoGPT and torchtitan call F.cross_entropy on upcast logits (unfused).
     const std::string src = r.source;
     sm.settings.train.fused_loss = src.rfind("NeMo", 0) == 0 || src == "MosaicML" || src == "TinyLlama README";
+    // nanochat as --framework compiled sets it, with SDPA's FlashAttention-2 (--attention flash2).
+    if (src == "nanochat") sm.settings.train.fused_kernels = sm.settings.train.flash2 = true;
     LayoutConstraints c;
     if (r.tp > 0) c.tp = r.tp;
     if (r.pp > 0) c.pp = r.pp;
@@ -428,6 +459,13 @@ std::string throughput_section(const Catalog& cat, bool& ok) {
                      "FSDP rows within 2.5 pp (plain FSDP at 33.7% measured, as torchtitan's '33% to 39%' says), 70B "
                      "and 405B within 3.8 pp, and long context fast by up to 5.1 pp as the ring grows (Llama 3.1 8B at "
                      "262K with cp 8: 12.7% measured, 17.8% modelled). "
+                     "nanochat's two runs on an H100 node (torch.compile) are modelled as --framework compiled sets "
+                     "them, with SDPA's FlashAttention-2: fused element-wise kernels leave the GEMMs only their own "
+                     "depth cost, fitted on XLA's measured sm_90 GEMM table and on nothing here (step.cpp). With "
+                     "Megatron's depth term they came out 40% (d20, 1,280 wide) and 27% (d32, 2,048 wide) slow. "
+                     "torchtitan's FP8 rows also run torch.compile; modelled as fused they come out fast (the "
+                     "torchtitan H100 median 8.1% becomes 17.9%), so they are left as they were: Float8's per-tensor "
+                     "scaling and FSDP's gathers keep work that the fused BF16 path of nanochat does not have. "
                      "The same rows, as errors of tokens/s, are part of the training corpus above.\n\n{}\n",
                      sum.errors.size(), 100 * sum.median(), 100 * sum.max(), within, table);
 }

@@ -48,6 +48,11 @@ struct TrainSettings {
   // and Megatron-Bridge's configs; flash-attn's CrossEntropyLoss, llm-foundry's default) rather than
   // PyTorch's fp32 upcast, log-softmax and their backward: memory traffic per logit (step_parts).
   bool fused_loss = false;
+  // Element-wise work (norms, activations, residuals, rotary, casts) fused into few kernels around
+  // the GEMMs, as torch.compile and hand-written trainers (llm.c) run it: the GEMM curve's depth
+  // term, which stands mostly for that work, is the GEMMs' own where measured (Efficiency::
+  // gemm_half_fused). Megatron's and Transformer Engine's kernels are the default.
+  bool fused_kernels = false;
   Bytes reserve = bytes(1024.0 * 1024 * 1024);  // CUDA context, cuBLAS workspace, allocator slack
   Bytes bucket = bytes(2 * 25e6);  // two 25 MB gradient buckets in flight (PyTorch DDP bucket_cap_mb)
   Bytes host_memory = bytes(0);     // host memory per device for offload (its share of the node's); 0: none
