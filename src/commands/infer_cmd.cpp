@@ -76,6 +76,11 @@ struct InferRun : ServingAnswer {
   ClusterPower cluster;
   FacilityBill bill;
   std::optional<double> usd_per_m, kwh_per_m;
+  // Without a load: the same figures with the batch full (the offline steady state), the cheapest
+  // a token gets on these devices; a one-stream figure alone reads as the price of serving.
+  int full_batch = 0;
+  double full_throughput = 0;
+  std::optional<double> usd_per_m_full, kwh_per_m_full;
   std::string launch;  // the runtime's command for this deployment
   std::shared_ptr<const ServingAnswer> searched;  // the deployment search's answer before the bill and notes
   std::optional<MonthlyCost> monthly;  // --requests-per-day or --api: a month owned, rented and at each API
@@ -151,8 +156,16 @@ void price(InferRun& r, const Scenario& s) {
   r.bill = facility_bill(r.job.facility, s.bill, r.cluster, RunFacts{r.gpus, seconds(3600), -1});
   const BillCost& cost = r.bill.cost;
   const auto usd_per_hour = s.bill.buy && cost.owned_run ? cost.owned_run : cost.cloud ? cost.cloud : cost.owned_run;
+  const std::optional<double> kwh_per_hour =
+      r.bill.energy_mwh ? std::optional<double>(*r.bill.energy_mwh * 1e3) : std::nullopt;
   r.usd_per_m = per_million_tokens(usd_per_hour, r.throughput());
-  r.kwh_per_m = per_million_tokens(r.bill.energy_mwh ? std::optional<double>(*r.bill.energy_mwh * 1e3) : std::nullopt, r.throughput());
+  r.kwh_per_m = per_million_tokens(kwh_per_hour, r.throughput());
+  if (!r.sized && r.runs && batch_limit(r.model) > 1) {
+    r.full_batch = batch_limit(r.model);
+    r.full_throughput = operate(r.model, r.full_batch, r.prompt, r.output, 1).capacity_rps * r.output;
+    r.usd_per_m_full = per_million_tokens(usd_per_hour, r.full_throughput);
+    r.kwh_per_m_full = per_million_tokens(kwh_per_hour, r.full_throughput);
+  }
   const InferModel& im = r.model;
   r.assumptions.push_back(Assumption{"decode bandwidth efficiency", im.decode.bandwidth, {}, "", im.decode.origin});
   r.assumptions.push_back(Assumption{"decode overhead per layer", im.decode.per_layer.value(), {}, "s", im.decode.origin});
@@ -462,6 +475,10 @@ Value infer_json(const InferRun& r) {
   }
   v.set("usd_per_million_tokens", runs ? r.usd_per_m : Value());
   v.set("kwh_per_million_tokens", runs ? r.kwh_per_m : Value());
+  const bool full = r.full_batch > 0;
+  v.set("full_batch_throughput_tokens_per_s", full ? Value(r.full_throughput) : Value());
+  v.set("usd_per_million_tokens_full_batch", full ? r.usd_per_m_full : Value());
+  v.set("kwh_per_million_tokens_full_batch", full ? r.kwh_per_m_full : Value());
   v.set("site", r.job.facility.site.id);
   const BillView bill{r.job.facility, r.facility, r.cluster, r.bill};
   v.set("power", fields_object(bill_power_fields(), bill));
@@ -542,8 +559,15 @@ Table infer_table(const InferRun& r) {
     t.add_row({"TTFT / TPOT", format_duration(r.single.ttft_s()) + " / " + format_duration(r.single.step_s)});
     t.add_row({"max batch", fmt::format("{} (by {})", batch_limit(r.model), limit_name(r.model))});
   }
-  if (r.usd_per_m) t.add_row({"cost per million output tokens", format_usd(*r.usd_per_m)});
-  if (r.kwh_per_m) t.add_row({"energy per million output tokens", format_sig(*r.kwh_per_m) + " kWh"});
+  const std::string one = r.sized ? "" : " (one stream)";
+  if (r.usd_per_m) t.add_row({"cost per million output tokens" + one, format_usd(*r.usd_per_m)});
+  if (r.kwh_per_m) t.add_row({"energy per million output tokens" + one, format_sig(*r.kwh_per_m) + " kWh"});
+  if (r.full_batch > 0) {
+    t.add_row({fmt::format("output throughput at batch {}", r.full_batch), format_si(r.full_throughput, "tokens/s")});
+    if (r.usd_per_m_full) t.add_row({fmt::format("cost per million output tokens at batch {}", r.full_batch), format_usd(*r.usd_per_m_full)});
+    if (r.kwh_per_m_full)
+      t.add_row({fmt::format("energy per million output tokens at batch {}", r.full_batch), format_sig(*r.kwh_per_m_full) + " kWh"});
+  }
   return t;
 }
 
