@@ -144,6 +144,16 @@ TEST_CASE("The 2025 AMD Intel and NVIDIA cards decode at their sourced bandwidth
   // B60's 160 XMX engines at 2.4 GHz, 256 FP16 FLOPs a clock each.
   CHECK(resolve_device(cat(), "rx-9070-xt").peak_for(DType::bf16).value() == Approx(1557e12 / 8).epsilon(0.01));
   CHECK(resolve_device(cat(), "arc-pro-b60").peak_for(DType::bf16).value() == Approx(160 * 2.4e9 * 256).epsilon(0.01));
+  // Jetson AGX Thor (RidgeRun's T5000 table): 128 GB of LPDDR5X at 273 GB/s, one pool, as DGX
+  // Spark's; so a model decodes on it at Spark's rate, and its FP32 is 2,560 cores x 2 x 1.575 GHz.
+  const Device thor = resolve_device(cat(), "jetson-agx-thor"), spark = resolve_device(cat(), "dgx-spark");
+  CHECK(thor.memory.value() == 128.0 * 1024 * 1024 * 1024);
+  CHECK(thor.memory_bw.value() == 273e9);
+  CHECK(thor.unified_memory);
+  CHECK(thor.peak_for(DType::fp32).value() == Approx(2560 * 2 * 1.575e9).epsilon(1e-3));
+  const Device host = resolve_device(cat(), "cpu-desktop");
+  CHECK(decode_step_time(make_infer_model(m, pc, thor, host, s), 1, 0).value() ==
+        Approx(decode_step_time(make_infer_model(m, pc, spark, host, s), 1, 0).value()));
 }
 
 TEST_CASE("Decode with tied embeddings reads the embedding matrix for the logits") {
