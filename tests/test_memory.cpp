@@ -22,15 +22,16 @@ TrainSettings korthikanti(int seq) {
   return s;
 }
 double bytes_of(Bytes b) { return b.value(); }
-// The GPT fixture on an A100 80GB at `seq` tokens, with its default efficiencies.
-StepModel a100_gpt(int layers, int hidden, int heads, int seq) {
+// The GPT fixture on a catalog device at `seq` tokens, with its default efficiencies.
+StepModel gpt_on(const char* device, int layers, int hidden, int heads, int seq) {
   static const Catalog cat = Catalog::builtin();
   const ModelArch m = gpt(layers, hidden, heads);
-  StepModel sm{m, count_params(m), resolve_device(cat, "a100-80gb"), {}};
+  StepModel sm{m, count_params(m), resolve_device(cat, device), {}};
   sm.settings.train.seq_len = seq;
   sm.settings.eff = default_efficiency(sm.device);
   return sm;
 }
+StepModel a100_gpt(int layers, int hidden, int heads, int seq) { return gpt_on("a100-80gb", layers, hidden, heads, seq); }
 }  // namespace
 
 TEST_CASE("activations per layer match Korthikanti Table 2 exactly", "[memory]") {
@@ -300,11 +301,7 @@ TEST_CASE("fused element-wise kernels leave Hopper's GEMMs their own measured de
   // ceiling). One micro-batch of 16 x 1,024 tokens of a 768-wide layer, h = 768: the QKV
   // projection (k = 768, n = 2,304) runs at 0.8 x 768 / (768 + 2.5 x 60) x t / (t + 50), t = 16,384
   // x 2,304 / 128^2 = 2,304 output tiles, and at 768 / (768 + 2.5 x 988.0) with Megatron's depth.
-  static const Catalog cat = Catalog::builtin();
-  const ModelArch m = gpt(4, 768, 12);
-  StepModel sm{m, count_params(m), resolve_device(cat, "h100-sxm"), {}};
-  sm.settings.train.seq_len = 1024;
-  sm.settings.eff = default_efficiency(sm.device);
+  const StepModel sm = gpt_on("h100-sxm", 4, 768, 12, 1024);
   CHECK(sm.settings.eff.gemm_half_fused == 60);
   StepModel fused = sm;
   fused.settings.train.fused_kernels = true;
@@ -351,11 +348,7 @@ TEST_CASE("FlashAttention-2 kernels run the attention core at 35 percent of peak
   // (1 + 2.5 / 0.87) c (1/0.35 - 1/(0.8 x 0.8))
   // x (L + 238) / L per layer at the dense peak, plus the framework's 3%. On an A100 FA2 is the
   // flash kernel already: no change.
-  static const Catalog cat = Catalog::builtin();
-  const ModelArch m = gpt(4, 2048, 16);
-  StepModel fa3{m, count_params(m), resolve_device(cat, "h100-sxm"), {}};
-  fa3.settings.train.seq_len = 2048;
-  fa3.settings.eff = default_efficiency(fa3.device);
+  const StepModel fa3 = gpt_on("h100-sxm", 4, 2048, 16, 2048);
   StepModel fa2 = fa3;
   fa2.settings.train.flash2 = true;
   Layout l;
