@@ -288,5 +288,21 @@ bad 2 "--requests-per-day counts each user's requests: give --users too" infer -
 bad 2 "give --requests-per-day or --rate, not both" infer --model llama-3.1-8b --requests-per-day 20 --rate 1
 bad 2 "unknown API price 'gpt-5'; did you mean" infer --model llama-3.1-8b --users 10 --requests-per-day 20 --api gpt-5
 bad 2 "--api ',' has an empty id" infer --model llama-3.1-8b --users 10 --requests-per-day 20 --api ,
+# Without a load the cost per million tokens is one stream's; the full batch's is the same hour over
+# the full batch's throughput: their ratio is the inverse of the throughputs'. With a load, none.
+run infer --model gpt-oss-120b --gpu h100-sxm --format json
+expect_rc 0
+python3 - "$TMP/out" <<'PY' || fail "full-batch cost per million tokens is not the hour over the full batch's throughput"
+import json, sys
+d = json.load(open(sys.argv[1]))
+one, full = d["throughput_tokens_per_s"], d["full_batch_throughput_tokens_per_s"]
+c1, cf = d["usd_per_million_tokens"], d["usd_per_million_tokens_full_batch"]
+assert full > 5 * one, (one, full)  # 70 sequences where one ran
+assert abs(cf / c1 - one / full) < 1e-9 * (one / full), (c1, cf, one, full)
+PY
+run infer --model gpt-oss-120b --gpu h100-sxm
+expect_rc 0; expect_out "cost per million output tokens (one stream)"; expect_out "cost per million output tokens at batch"
+run infer --model llama-3.1-8b --gpu h100-sxm --users 10 --format json
+expect_rc 0; expect_out '"usd_per_million_tokens_full_batch": null'
 
 finish
