@@ -191,15 +191,20 @@ LinkChoice scale_out_link(const Device& d, const Efficiency& e) {
 // A group of `size` ranks whose members are `stride` devices apart. Inside one scale-up
 // domain the collective runs on the scale-up link. Beyond it, hierarchically (as NCCL
 // does): the ranks that share a domain reduce there first, and only 1/inside of the bytes
-// crosses the scale-out fabric. `ring` is ring_allreduce_s or ring_gather_s.
-template <typename Ring>
-double collective_s(const Device& d, const Efficiency& e, double bytes, int size, int stride, Ring ring) {
+// crosses the scale-out fabric. `ring` prices both levels (ring_allreduce_s or ring_gather_s), or
+// `outer` the scale-out one where it runs otherwise (in the switches, sharp_allreduce_s).
+template <typename Ring, typename Outer>
+double collective_s(const Device& d, const Efficiency& e, double bytes, int size, int stride, Ring ring, Outer outer) {
   if (size <= 1) return 0;
   LinkChoice up = scale_up_link(d, e);
   const int inside = std::max(1, std::min(size, d.scale_up_domain / std::max(1, stride)));
   if (inside >= size) return ring(bytes, size, up.bw, up.latency);
   LinkChoice out = scale_out_link(d, e);
-  return ring(bytes, inside, up.bw, up.latency) + ring(bytes / inside, size / inside, out.bw, out.latency);
+  return ring(bytes, inside, up.bw, up.latency) + outer(bytes / inside, size / inside, out.bw, out.latency);
+}
+template <typename Ring>
+double collective_s(const Device& d, const Efficiency& e, double bytes, int size, int stride, Ring ring) {
+  return collective_s(d, e, bytes, size, stride, ring, ring);
 }
 
 // All-to-all among `size` ranks (expert dispatch and combine) of `bytes` for `copies` routed copies
@@ -225,13 +230,10 @@ double alltoall_s(const Device& d, const Efficiency& e, double bytes, int size, 
 // a ring inside each scale-up domain, then 1/inside of the bytes reduced in the fabric among the
 // domains.
 double sharp_collective_s(const Device& d, const Efficiency& e, double bytes, int size, int stride) {
-  if (size <= 1) return 0;
-  const LinkChoice up = scale_up_link(d, e);
-  const int inside = std::max(1, std::min(size, d.scale_up_domain / std::max(1, stride)));
-  if (inside >= size) return ring_allreduce_s(bytes, size, up.bw, up.latency);
-  const LinkChoice out = scale_out_link(d, e);
-  return ring_allreduce_s(bytes, inside, up.bw, up.latency) +
-         sharp_allreduce_s(bytes / inside, size / inside, out.bw, out.latency, d.scale_out.switch_radix);
+  const int radix = d.scale_out.switch_radix;
+  return collective_s(d, e, bytes, size, stride, ring_allreduce_s, [radix](double b, int n, double bw, double latency) {
+    return sharp_allreduce_s(b, n, bw, latency, radix);
+  });
 }
 
 double p2p_s(const Device& d, const Efficiency& e, double bytes, bool crosses_nodes) {
