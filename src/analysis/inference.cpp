@@ -510,14 +510,17 @@ struct KvPool {
   bool shared = false;  // one prefix for all: stored once, not in each sequence
 };
 
+// One sequence's cache of `tokens` tokens in `m` on one device of the tensor-parallel group.
+Bytes sequence_cache(const ModelArch& m, const InferSettings& s, double tokens) {
+  return kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1);
+}
+
 KvPool kv_pool(const InferModel& im) {
   const InferMemory& mem = im.memory;
   const InferSettings& s = im.settings;
   const double on_device = static_cast<double>(im.model.layers - mem.offloaded_layers) / im.model.layers;
   const double held = static_cast<double>(sequence_tokens(s));
-  const auto cache = [&](const ModelArch& m, double tokens) {
-    return kv_cache_bytes(m, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1);
-  };
+  const auto cache = [&](const ModelArch& m, double tokens) { return sequence_cache(m, s, tokens); };
   KvPool p;
   p.room = mem.capacity - mem.weights - mem.workspace - mem.reserve + mem.offloaded_bytes;
   p.shared = s.prefix_tokens > 0 && s.prefix_count <= 1;
@@ -567,8 +570,7 @@ Seconds prefix_load_time(const InferModel& im, double prompt, int resident) {
   if (s.offload_bytes.value() <= 0 || s.offload_read.value() <= 0) return seconds(0);
   const PrefixFound f = prefix_found(im, resident);
   const double tokens = cached_prompt_tokens(s, prompt, PrefixFound{0, f.offload, 0, 0});  // found in the tier
-  const Bytes b = kv_cache_bytes(im.model, s.kv_elem_bytes, s.tp, static_cast<long>(std::ceil(tokens)), 1) * stage_share(im.model, s.pp);
-  return b / s.offload_read;
+  return sequence_cache(im.model, s, tokens) * stage_share(im.model, s.pp) / s.offload_read;
 }
 
 Seconds request_time(const InferModel& im, double prompt, int resident) {
