@@ -160,8 +160,9 @@ void price(InferRun& r, const Scenario& s) {
       r.bill.energy_mwh ? std::optional<double>(*r.bill.energy_mwh * 1e3) : std::nullopt;
   r.usd_per_m = per_million_tokens(usd_per_hour, r.throughput());
   r.kwh_per_m = per_million_tokens(kwh_per_hour, r.throughput());
-  if (!r.sized && r.runs && batch_limit(r.model) > 1) {
-    r.full_batch = batch_limit(r.model);
+  const int limit = !r.sized && r.runs ? batch_limit(r.model) : 0;
+  if (limit > 1) {
+    r.full_batch = limit;
     r.full_throughput = operate(r.model, r.full_batch, r.prompt, r.output, 1).capacity_rps * r.output;
     r.usd_per_m_full = per_million_tokens(usd_per_hour, r.full_throughput);
     r.kwh_per_m_full = per_million_tokens(kwh_per_hour, r.full_throughput);
