@@ -118,7 +118,7 @@ TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
   CHECK(decode_step_time(im, 1, 0).value() == Approx((pc.total - pc.embedding) * 2 / (0.95 * 1008e9) + 32 * 24e-6));
 }
 
-TEST_CASE("The 2025 AMD Intel and NVIDIA cards decode at their sourced bandwidths") {
+TEST_CASE("Consumer AMD Intel and NVIDIA cards decode at their sourced bandwidths") {
   // Llama 2 7B at Q4_0, one stream: the GDDR formula above at the RX 9070 XT's 640 GB/s (20 Gbps
   // on 256 bits), the Arc Pro B60's 456 GB/s (19 Gbps on 192 bits) and the RTX 5060's 448 GB/s
   // (28 Gbps on 128 bits), and the R9700's 640 GB/s (the same die's memory system as the RX 9070
@@ -133,7 +133,10 @@ TEST_CASE("The 2025 AMD Intel and NVIDIA cards decode at their sourced bandwidth
   const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
   for (const auto& [id, bw, gib] :
        {std::tuple{"rx-9070-xt", 640e9, 16.0}, std::tuple{"arc-pro-b60", 456e9, 24.0}, std::tuple{"rtx-5060", 448e9, 8.0},
-        std::tuple{"radeon-ai-pro-r9700", 640e9, 32.0}}) {
+        std::tuple{"radeon-ai-pro-r9700", 640e9, 32.0}, std::tuple{"rtx-3060", 360e9, 12.0},
+        std::tuple{"rtx-4060-ti-16gb", 288e9, 16.0}, std::tuple{"rtx-5060-ti", 448e9, 16.0},
+        std::tuple{"rtx-5070-ti", 896e9, 16.0}, std::tuple{"rx-7900-xtx", 960e9, 24.0}}) {
+    INFO(id);
     const Device d = resolve_device(cat(), id);
     CHECK(d.memory.value() == gib * 1024 * 1024 * 1024);
     const InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
@@ -154,6 +157,37 @@ TEST_CASE("The 2025 AMD Intel and NVIDIA cards decode at their sourced bandwidth
   const Device host = resolve_device(cat(), "cpu-desktop");
   CHECK(decode_step_time(make_infer_model(m, pc, thor, host, s), 1, 0).value() ==
         Approx(decode_step_time(make_infer_model(m, pc, spark, host, s), 1, 0).value()));
+}
+
+TEST_CASE("Every Apple chip decodes at the unified share of its sourced bandwidth") {
+  // Llama 2 7B at Q4_0 (llama.cpp, one stream, empty cache) on the chips people run it on: the
+  // weights stream at 0.86 of Apple's bandwidth with 0.166 ms a layer (the M2 Ultra fit,
+  // inference.cpp); each chip's bandwidth and memory as Apple states them (M1: LPDDR4X-4266 on
+  // 128 bits, derived). GPU share: two thirds of a machine of 36 GB or less.
+  ModelArch m = model("llama-2-7b");
+  ParamCounts pc = count_params(m);
+  InferSettings s;
+  s.quant = "q4_0";
+  s.bpw = 4.5;
+  s.runtime = Runtime::llama_cpp;
+  s.context = 128;
+  const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
+  for (const auto& [id, bw, gib] :
+       {std::tuple{"apple-m1", 68.25e9, 16.0}, std::tuple{"apple-m1-pro", 200e9, 32.0}, std::tuple{"apple-m2", 100e9, 24.0},
+        std::tuple{"apple-m3", 100e9, 24.0}, std::tuple{"apple-m3-pro", 150e9, 36.0},
+        std::tuple{"apple-m3-max-36gb", 300e9, 36.0}, std::tuple{"apple-m4", 120e9, 32.0}}) {
+    INFO(id);
+    const Device d = resolve_device(cat(), id);
+    CHECK(d.memory.value() == gib * 1024 * 1024 * 1024);
+    CHECK(d.unified_memory);
+    CHECK(d.usable_memory().value() == Approx(0.67 * gib * 1024 * 1024 * 1024));
+    const InferModel im = make_infer_model(m, pc, d, d, s);
+    CHECK(im.memory.fits());
+    CHECK(decode_step_time(im, 1, 0).value() == Approx(bytes / (0.86 * bw) + 32 * 0.166e-3));
+  }
+  // 68.25 GB/s on an M1 gives 14.6 tokens/s: bandwidth bound, as the bigger chips.
+  const InferModel m1 = make_infer_model(m, pc, resolve_device(cat(), "m1"), resolve_device(cat(), "m1"), s);
+  CHECK(1 / decode_step_time(m1, 1, 0).value() == Approx(14.6).epsilon(0.01));
 }
 
 TEST_CASE("Decode with tied embeddings reads the embedding matrix for the logits") {
