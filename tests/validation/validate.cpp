@@ -1733,7 +1733,12 @@ std::string runs_section(const Catalog& cat) {
 //   pp, dp).
 // - v5.1: mlcommons/training_results_v5.1, NVIDIA/results/hsg_ngpuN_ngc25.09_nemo/llama31_405b/
 //   result_0.txt with config_GB200_*xtp4pp8cp2_cg_fp4.sh (Llama 3.1 405B, sequence 8192, tp 4,
-//   pp 8, cp 2, virtual pipeline 8, micro-batch 1, NVFP4, CUDA graphs, TP_COMM_OVERLAP=False).
+//   pp 8, cp 2, virtual pipeline 8, micro-batch 1, NVFP4, CUDA graphs, TP_COMM_OVERLAP=False); and
+//   AMD/results/MI355X_EPYC_9575F_pytorch/llama31_8b/result_0.txt with config_MI355X_1x8x1_8b.sh
+//   (Llama 3.1 8B on 8 MI355X, sequence 8192, tp 1, pp 1, micro-batch 2, global batch 32, FP8;
+//   NeMo 2.5 on ROCm Megatron-core and TransformerEngine, as the MI350X Dockerfile of the same
+//   implementation builds it). Its log records samples/s a block of 12,288 samples; the step is the
+//   global batch over their median, 30.65.
 struct MlperfRow {
   const char* round;
   const char* settings;  // flags, as on the command line
@@ -1753,6 +1758,8 @@ constexpr const char* llama405_v50_gb200 = "framework=nemo cuda-graphs=true tp=4
                                            "seq-len=8192 precision=fp8 recompute=none tokens=100B";
 constexpr const char* llama405_v51 = "framework=nemo tp-overlap=0 cuda-graphs=true tp=4 pp=8 cp=2 interleave=8 micro-batch=1 "
                                      "seq-len=8192 precision=nvfp4 recompute=none tokens=100B";
+constexpr const char* llama8_v51_amd = "framework=nemo tp=1 pp=1 micro-batch=2 seq-len=8192 precision=fp8 recompute=none "
+                                       "tokens=100B";
 constexpr MlperfRow mlperf_rows[] = {
     {"v3.1", "model=gpt3-175b gpu=h100-sxm gpus=4096 global-batch=2048", gpt3_v31, 4096, 1.608},
     {"v3.1", "model=gpt3-175b gpu=h100-sxm gpus=6144 global-batch=3072", gpt3_v31, 6144, 1.620},
@@ -1771,6 +1778,7 @@ constexpr MlperfRow mlperf_rows[] = {
     {"v5.0", "model=llama-3.1-405b gpu=gb200 gpus=512 global-batch=896", llama405_v50_gb200, 512, 19.71},
     {"v5.1", "model=llama-3.1-405b gpu=gb200 gpus=2560 global-batch=960", llama405_v51, 2560, 3.164},
     {"v5.1", "model=llama-3.1-405b gpu=gb200 gpus=5120 global-batch=1280", llama405_v51, 5120, 2.223},
+    {"v5.1", "model=llama-3.1-8b gpu=mi355x gpus=8 global-batch=32", llama8_v51_amd, 8, 32 / 30.65},
 };
 
 std::string mlperf_section(const Catalog& cat) {
@@ -1794,11 +1802,12 @@ std::string mlperf_section(const Catalog& cat) {
       "virtual pipeline 12, FP8, TP overlap), on 256 and 512 H100 and 64 B200 (v4.1, NeMo 24.09: virtual pipeline 6, "
       "micro-batch 2; v4.1's 11,616-GPU run repeats v4.0's configuration and is left out), Llama 3.1 405B on 512 to 8,192 H100 (Eos, v5.0, NeMo 25.01: tp 8, pp 8, "
       "cp 2, virtual pipeline 8, FP8, TP overlap) and on 256 and 512 GB200 (v5.0, NeMo 25.04: the same at tp 4, full "
-      "CUDA graphs), and Llama 3.1 405B on 2,560 and 5,120 GB200 (v5.1, NeMo 25.09: tp 4, pp 8, "
-      "cp 2, virtual pipeline 8, NVFP4, CUDA graphs, TP_COMM_OVERLAP=False). The step time each log records, "
+      "CUDA graphs), Llama 3.1 405B on 2,560 and 5,120 GB200 (v5.1, NeMo 25.09: tp 4, pp 8, "
+      "cp 2, virtual pipeline 8, NVFP4, CUDA graphs, TP_COMM_OVERLAP=False), and AMD's Llama 3.1 8B on 8 MI355X (v5.1, NeMo "
+      "2.5 on ROCm: data parallel, micro-batch 2, FP8). The step time each log records, "
       "against the step at the submission's layout; every other setting is `--framework nemo`'s. {} cases, median "
-      "absolute error {:.0f}%, max {:.0f}%. No constant was fitted on them; the v4.1 and v5.0 rows were added after "
-      "the model they test, unchanged by them.\n\n"
+      "absolute error {:.0f}%, max {:.0f}%. No constant was fitted on them; the v4.1, v5.0 and MI355X rows were added "
+      "after the model they test, unchanged by them.\n\n"
       "- Llama 3.1 405B on H100 is within 4% from 512 to 8,192 GPUs (data-parallel degree 4 to 64), the error the "
       "same at every size: at 8,192 GPUs the model exposes 0.54 s of its 5.41 s step as data-parallel traffic, and "
       "the measured step (5.20 s) is as far below it as at 512 GPUs, where that traffic costs almost nothing.\n"
@@ -1806,6 +1815,8 @@ std::string mlperf_section(const Catalog& cat) {
       "below the 813 that Megatron-Bridge 25.11 measured seven months later for the same model and precision on "
       "GB200 with full recomputation (+3% in the model, section above): early Blackwell software, which the model, "
       "fitted on the later recipes, does not see.\n"
+      "- Llama 3.1 8B on 8 MI355X (AMD, v5.1) is within 2%: the training corpus's first AMD Instinct row with a "
+      "published layout.\n"
       "- GPT-3 at v4.1's micro-batch 2 is 7-8% slow on 256 and 512 H100 and within 2% on 64 B200.\n"
       "- GPT-3 is within 5% from 4,096 to 10,752 GPUs: the data-parallel traffic over 336 ranks of NDR is priced as "
       "run, so nothing grows with the node count that the logs do not show.\n"
