@@ -722,6 +722,11 @@ Document infer_document(const InferRun& r, const Scenario& s, const RunOptions& 
   if (!r.unmet.empty()) {
     doc.exit_code = static_cast<int>(Exit::no_answer);
     doc.failure = r.unmet;
+    // A serving runtime chosen by default on a single card: llama.cpp would run the model with
+    // the layers that do not fit in host memory, which is what a desktop user would do.
+    if (s.runtime.empty() && serving_runtime(r.settings.runtime) && r.job.device.devices_per_node == 1 &&
+        r.job.device.family != "cpu" && !r.job.device.unified_memory)
+      doc.failure += "; or --runtime llama.cpp, which keeps the layers that do not fit in host memory";
   }
   if (o.explain) {
     doc.lines.push_back("decode step = max(bytes / (eta x bandwidth), FLOPs / peak) + host bytes / host bandwidth + layers x t_layer"

@@ -86,6 +86,15 @@ run infer --model llama-3.1-405b --gpu rtx-4090 --quant q4_k_m --runtime llama.c
 expect_rc 1; expect_out '"decode_tokens_per_s": null'; expect_err "do not fit in cpu-desktop's"
 run infer --model llama-3.1-405b --gpu h100-sxm --gpus 1 --rate 1 --ttft 2s
 expect_rc 1; expect_err "does not fit on 1 x h100-sxm"
+# A desktop card that misses under the default serving runtime is pointed at llama.cpp, which
+# runs gpt-oss-20b on a 12 GB RTX 3060 with one of its 24 layers in host memory; a datacenter
+# card is not.
+run infer --model gpt-oss-20b --gpu rtx-3060
+expect_rc 1; expect_one_line_err; expect_err "or --runtime llama.cpp, which keeps the layers that do not fit in host memory"
+run infer --model gpt-oss-20b --gpu rtx-3060 --runtime llama.cpp
+expect_out "1 of 24 layers in cpu-desktop memory"
+run infer --model llama-3.1-405b --gpu h100-sxm
+grep -qF -- "--runtime llama.cpp" "$TMP/err" && fail "an H100 miss should not suggest llama.cpp"
 
 # Ollama's defaults: Q4_K_M weights, and a context sized by the device's memory (4k under 24 GiB).
 run infer --model llama-3.1-8b --gpu rtx-4090 --runtime ollama --format json
