@@ -465,9 +465,15 @@ TEST_CASE("DeepSeek-V3.2's sparse attention counts its indexer and caches its ke
   // A decode step reads the top 2,048 tokens' latents and every token's indexer key.
   CHECK(kv_read_bytes(v32, 2, 8, 100000, 3).value() == 3 * 61.0 * ((512 + 64) * 2 * 2048 + 132 * 100000.0));
   CHECK(kv_read_bytes(v3, 2, 8, 100000, 3).value() == kv_cache_bytes(v3, 2, 8, 100000, 3).value());
-  // Attention: 4 L d_q per key read (2,048 of 100,000), the indexer's 2 x 64 x 128 per key for all.
-  CHECK(attention_flops(v32, 100000, 1, 1).value() == Approx(61 * (4.0 * 128 * 128 * 2048 + 2.0 * 64 * 128 * 100000)));
-  CHECK(attention_flops(v3, 100000, 1, 1).value() == Approx(61 * 4.0 * 128 * 128 * 100000));
+  // Decode attention: MLA absorbed, each of the 128 heads scoring the 512 + 64 latent and summing
+  // the 512 latent values, 2 x 128 x 576 + 2 x 128 x 512 = 278,528 FLOPs per key read (2,048 of
+  // 100,000 for V3.2), and the indexer's 2 x 64 x 128 per key for all.
+  const double pair = 2.0 * 128 * (512 + 64) + 2.0 * 128 * 512;
+  CHECK(pair == 278528);
+  CHECK(attention_flops(v32, 100000, 1, 1).value() == Approx(61 * (pair * 2048 + 2.0 * 64 * 128 * 100000)));
+  CHECK(attention_flops(v3, 100000, 1, 1).value() == Approx(61 * pair * 100000));
+  // A dense model's pair is QK^T and PV at its query width, 4 d_q: Llama 3.1 8B, 4 x 4,096.
+  CHECK(attention_flops(imported("llama-3.1-8b"), 1000, 1, 1).value() == Approx(32 * 4.0 * 4096 * 1000));
   CHECK(v32.caveat.find("training prices its sparse attention as dense attention") != std::string::npos);
 }
 

@@ -325,17 +325,33 @@ Bytes kv_read_bytes(const ModelArch& m, double elem_bytes, int tp, double contex
 }
 
 namespace {
-// Attention's FLOPs over the attention layers for `read` (query, key) pairs attended, 4 d_q each,
-// and `scored` pairs a sparse model's indexer scores, 2 x its heads x width each.
-Flops pair_flops(const ModelArch& m, double read, double scored) {
-  return flops(m.attention_layers() * (4.0 * static_cast<double>(m.q_width()) * read +
+// FLOPs of one (query, key) pair in one attention layer: QK^T and PV, 2 d_q each (4 d_q). MLA
+// (DeepSeek-V2, arXiv 2405.04434, section 2.1) differs by phase. Decompressed, as prefill runs it,
+// a head's keys have d_nope + d_rope dimensions and its values d_v: 2 h (d_nope + d_rope) + 2 h d_v.
+// In decode the serving engines absorb W_UK into the query and W_UV into the output (FlashMLA;
+// vLLM's, SGLang's and TensorRT-LLM's MLA decode kernels), so every head attends the shared
+// latent as multi-query attention: scores over d_c + d_rope, values over d_c, 2 h (d_c + d_rope) +
+// 2 h d_c. At DeepSeek-V3's shapes that is 278,528 a pair against the decompressed form's 81,920:
+// 483 FLOPs a byte of an FP8 latent, compute-bound on every device (FlashMLA's own sweep on H800
+// runs at its compute roofline).
+double pair_width(const ModelArch& m, bool decode) {
+  if (!m.mla()) return 4.0 * static_cast<double>(m.q_width());
+  const double h = m.heads;
+  if (decode) return 2 * h * (m.kv_lora_rank + m.qk_rope_dim) + 2 * h * m.kv_lora_rank;
+  return 2 * h * (m.qk_nope_dim + m.qk_rope_dim) + 2 * h * m.v_head_dim;
+}
+
+// Attention's FLOPs over the attention layers for `read` (query, key) pairs attended (pair_width
+// each), and `scored` pairs a sparse model's indexer scores, 2 x its heads x width each.
+Flops pair_flops(const ModelArch& m, double read, double scored, bool decode) {
+  return flops(m.attention_layers() * (pair_width(m, decode) * read +
                                        (m.sparse() ? 2.0 * m.indexer_heads * m.indexer_dim * scored : 0)));
 }
 }  // namespace
 
 Flops attention_flops(const ModelArch& m, double context, double queries, double tp) {
   // Each query reads its layer's bound of the context (attended); the indexer scores all of it.
-  return pair_flops(m, m.attended(context), context) * (queries / tp);
+  return pair_flops(m, m.attended(context), context, true) * (queries / tp);
 }
 
 Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context, int batch) {
@@ -800,7 +816,7 @@ Seconds prefill_time(const InferModel& im, long tokens, int prompts, int residen
   // Each query reads the keys before it up to its layer's window or top-k (attended_pairs); a
   // sparse model's indexer scores every earlier key.
   const Flops attention =
-      pair_flops(m, m.attended_pairs(fresh, cached), fresh * fresh / 2 + fresh * cached) * static_cast<double>(prompts);
+      pair_flops(m, m.attended_pairs(fresh, cached), fresh * fresh / 2 + fresh * cached, false) * static_cast<double>(prompts);
   // Layer splits run one device at a time; tensor and expert parallelism share the work.
   const double par = serving_runtime(s.runtime) ? s.tp * s.ep : 1;
   // Attention's products at attention_peak. A serving runtime runs them in flash-attention kernels

@@ -139,8 +139,9 @@ Bytes kv_cache_bytes(const ModelArch& m, double elem_bytes, int tp, long context
 // What a decode step reads of that cache: all of it, but a sparse model's attention reads only
 // its top-k tokens' entries (its indexer, every token's key).
 Bytes kv_read_bytes(const ModelArch& m, double elem_bytes, int tp, double context, int batch);
-// Attention's FLOPs for `queries` queries over `context` cached tokens, split `tp` ways: 4 L d_q
-// per key each reads (ModelArch::attended), and a sparse model's indexer over every key.
+// A decode step's attention FLOPs for `queries` queries over `context` cached tokens, split `tp`
+// ways: 4 L d_q per key each reads (ModelArch::attended; MLA in its absorbed form, 2 h (2 d_c +
+// d_rope)), and a sparse model's indexer over every key.
 Flops attention_flops(const ModelArch& m, double context, double queries, double tp);
 
 struct InferMemory {
