@@ -17,6 +17,15 @@ using Approx = Catch::Detail::Approx;
 namespace {
 const Catalog& cat() { return builtin_catalog(); }
 ModelArch model(const char* id) { return model_from_record(cat().get("models", id)); }
+// The decode tests' case: Q4_0 weights (4.5 bits) under llama.cpp, one stream, a short context.
+InferSettings q4_0_stream() {
+  InferSettings s;
+  s.quant = "q4_0";
+  s.bpw = 4.5;
+  s.runtime = Runtime::llama_cpp;
+  s.context = 128;
+  return s;
+}
 }  // namespace
 
 TEST_CASE("KV cache per token at fp16 for Llama 2 7B and Llama 3 8B and 70B") {
@@ -100,11 +109,7 @@ TEST_CASE("Decode follows bytes over bandwidth plus a per-layer cost") {
   ModelArch m = model("llama-2-7b");
   ParamCounts pc = count_params(m);
   Device d = resolve_device(cat(), "rtx-4090");
-  InferSettings s;
-  s.quant = "q4_0";
-  s.bpw = 4.5;
-  s.runtime = Runtime::llama_cpp;
-  s.context = 128;
+  InferSettings s = q4_0_stream();
   InferModel im = make_infer_model(m, pc, d, resolve_device(cat(), "cpu-desktop"), s);
   const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
   CHECK(decode_weight_bytes(im, 1).value() == Approx(bytes));
@@ -125,11 +130,7 @@ TEST_CASE("Consumer AMD Intel and NVIDIA cards decode at their sourced bandwidth
   // XT, an estimate); 8, 16, 24 and 32 GiB each hold it.
   ModelArch m = model("llama-2-7b");
   ParamCounts pc = count_params(m);
-  InferSettings s;
-  s.quant = "q4_0";
-  s.bpw = 4.5;
-  s.runtime = Runtime::llama_cpp;
-  s.context = 128;
+  InferSettings s = q4_0_stream();
   const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
   for (const auto& [id, bw, gib] :
        {std::tuple{"rx-9070-xt", 640e9, 16.0}, std::tuple{"arc-pro-b60", 456e9, 24.0}, std::tuple{"rtx-5060", 448e9, 8.0},
@@ -166,11 +167,7 @@ TEST_CASE("Every Apple chip decodes at the unified share of its sourced bandwidt
   // 128 bits, derived). GPU share: two thirds of a machine of 36 GB or less.
   ModelArch m = model("llama-2-7b");
   ParamCounts pc = count_params(m);
-  InferSettings s;
-  s.quant = "q4_0";
-  s.bpw = 4.5;
-  s.runtime = Runtime::llama_cpp;
-  s.context = 128;
+  InferSettings s = q4_0_stream();
   const double bytes = (pc.total - pc.embedding) * 4.5 / 8;
   for (const auto& [id, bw, gib] :
        {std::tuple{"apple-m1", 68.25e9, 16.0}, std::tuple{"apple-m1-pro", 200e9, 32.0}, std::tuple{"apple-m2", 100e9, 24.0},
