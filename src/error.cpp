@@ -111,8 +111,8 @@ std::string suggest_ids(const std::string& word, const std::vector<std::string>&
   if (word.size() > max_suggestible) return {};
   // A prefix of several ids names them ("a100" -> a100-40gb, a100-80gb, ...: not a10); a slip
   // of one letter has one answer ("h100-smx" -> h100-sxm).
+  std::vector<std::string> prefixed;
   if (word.size() >= 3) {
-    std::vector<std::string> prefixed;
     for (const auto& c : candidates)
       if (c.size() > word.size() && same_ignoring_case(std::string_view(c).substr(0, word.size()), word)) prefixed.push_back(c);
     if (prefixed.size() >= 2) {
@@ -120,10 +120,13 @@ std::string suggest_ids(const std::string& word, const std::vector<std::string>&
       return in_words(prefixed);
     }
   }
-  std::vector<std::string> near;
+  // The one id the word begins, then the slips of one letter: "rtx-5060-ti" is the start of
+  // rtx-5060-ti-16gb before it is a slip for rtx-5070-ti.
+  std::vector<std::string> near = prefixed;
   for (const auto& c : candidates)
-    if (edit_distance(word, c) <= 1 && c != word) near.push_back(c);
+    if (edit_distance(word, c) <= 1 && c != word && std::find(near.begin(), near.end(), c) == near.end()) near.push_back(c);
   if (near.size() == 1) return near.front();
+  if (!prefixed.empty() && near.size() <= 4) return in_words(near);
   // Otherwise the three closest by family (the leading letters: "qwen" of qwen-2.5-7b and
   // qwen2.5-7b), counted twice, and shared tokens (version, size); ties to the nearer spelling.
   const auto family = [](const std::string& id) {

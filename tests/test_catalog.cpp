@@ -236,6 +236,8 @@ TEST_CASE("unknown ids suggest the nearest", "[catalog]") {
   // A variant the catalog lacks and no near spelling: its siblings by a shared whole token, the
   // generation (m3) before the tier (pro).
   CHECK_THROWS_WITH(c.get("accelerators", "m4-ultra"), Contains("did you mean apple-m4, apple-m4-max or apple-m4-pro?"));
+  // The one id a word begins comes before a one-letter slip: the 16 GB RTX 5060 Ti, then the 5070 Ti.
+  CHECK_THROWS_WITH(c.get("accelerators", "rtx-5060-ti"), Contains("did you mean rtx-5060-ti-16gb or rtx-5070-ti?"));
   CHECK_THROWS_WITH(c.get("accelerators", "zzz"), !Contains("did you mean"));
 }
 

@@ -135,7 +135,7 @@ TEST_CASE("Consumer AMD Intel and NVIDIA cards decode at their sourced bandwidth
   for (const auto& [id, bw, gib] :
        {std::tuple{"rx-9070-xt", 640e9, 16.0}, std::tuple{"arc-pro-b60", 456e9, 24.0}, std::tuple{"rtx-5060", 448e9, 8.0},
         std::tuple{"radeon-ai-pro-r9700", 640e9, 32.0}, std::tuple{"rtx-3060", 360e9, 12.0},
-        std::tuple{"rtx-4060-ti-16gb", 288e9, 16.0}, std::tuple{"rtx-5060-ti", 448e9, 16.0},
+        std::tuple{"rtx-4060-ti-16gb", 288e9, 16.0}, std::tuple{"rtx-5060-ti-16gb", 448e9, 16.0},
         std::tuple{"rtx-5070-ti", 896e9, 16.0}, std::tuple{"rx-7900-xtx", 960e9, 24.0}}) {
     INFO(id);
     const Device d = resolve_device(cat(), id);
