@@ -145,9 +145,10 @@ InferSettings resolve_infer(const Scenario& s, const Job& j);
 // The host whose memory takes offloaded layers: --host, else the device itself (CPU, Apple
 // unified memory), a desktop CPU for GDDR cards, a server CPU otherwise.
 Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d);
-// Prefix caching's KV offload tier (--kv-offload, --kv-offload-size) into the settings: its size per device and read bandwidth (host memory over the device's host
-// link, shared by a node's devices; a local drive, one a device), and the assumption stating them
-// (none without a tier). Throws Error(usage) for a tier that does not exist or cannot be used.
+// Prefix caching's KV offload tier (--kv-offload, --kv-offload-size) into the settings: its size
+// per device and read bandwidth (host memory over the device's host link, shared by a node's
+// devices; a local drive, one a device), and the assumption stating them (none without a tier).
+// Throws Error(usage) for a tier that does not exist or cannot be used.
 std::optional<Assumption> resolve_kv_offload(const Scenario& s, const Catalog& catalog, const Device& d, const Device& host,
                                              InferSettings& is);
 

@@ -536,17 +536,17 @@ KvPool kv_pool(const InferModel& im) {
   const InferSettings& s = im.settings;
   const double on_device = static_cast<double>(im.model.layers - mem.offloaded_layers) / im.model.layers;
   const double held = static_cast<double>(sequence_tokens(s));
-  const auto cache = [&](const ModelArch& m, double tokens) { return sequence_cache(m, s, tokens); };
+  const double stage = stage_share(im.model, s.pp);
   KvPool p;
   p.room = mem.capacity - mem.weights - mem.workspace - mem.reserve + mem.offloaded_bytes;
   p.shared = s.prefix_tokens > 0 && s.prefix_count <= 1;
-  if (s.prefix_tokens > 0) p.prefix = cache(im.model, std::min(static_cast<double>(s.prefix_tokens), held)) * stage_share(im.model, s.pp);
+  if (s.prefix_tokens > 0) p.prefix = sequence_cache(im.model, s, std::min(static_cast<double>(s.prefix_tokens), held)) * stage;
   // A shared prefix's blocks are stored once (on each data-parallel rank), and a sequence holds
   // its own cache for the rest, the prefix too when it missed. Distinct prefixes are each the
   // sequence's own.
   const double shared = p.shared ? cached_prompt_tokens(s, held, PrefixFound{1, 0, 1, 0}) : 0;
-  p.per_sequence = cache(im.model, held - shared) * (stage_share(im.model, s.pp) * on_device);
-  if (im.draft) p.per_sequence += cache(im.draft->model, held);
+  p.per_sequence = sequence_cache(im.model, s, held - shared) * (stage * on_device);
+  if (im.draft) p.per_sequence += sequence_cache(im.draft->model, s, held);
   return p;
 }
 }  // namespace
