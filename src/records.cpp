@@ -128,6 +128,7 @@ ModelArch model_from_record(const Record& r) {
   m.native_quant = r.text("native_quant");
   m.native_quant_experts = r.text("native_quant_scope") == "experts";
   m.native_bpw = r.number("native_bits_per_weight");
+  m.trainer = r.text("trainer");
   m.stated_total = r.number("params_total");
   m.encoder_params = r.number("encoder_params");
   m.attn_output_gate = r.flag("attn_output_gate");

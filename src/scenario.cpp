@@ -14,6 +14,7 @@
 #include "gpuplan/format.hpp"
 #include "gpuplan/xdg.hpp"
 #include "gpuplan/quantity.hpp"
+#include "gpuplan/settings.hpp"
 
 namespace gpuplan {
 
@@ -122,6 +123,16 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   StepSettings& st = j.step;
   st = s.step;
   j.assumptions.insert(j.assumptions.end(), s.notes.begin(), s.notes.end());
+  // A model whose public training runs use another framework (GPT-2: compiled) gets its settings
+  // unless --framework was given; a setting given on its own still wins (apply_framework).
+  if (!m.trainer.empty() && !s.has("framework")) {
+    Scenario t = s;
+    t.notes.clear();
+    apply_framework(t, m.trainer);
+    st = t.step;
+    for (const auto& n : t.notes)
+      j.assumptions.push_back(fmt::format("{} ({}'s usual trainer; --framework megatron for Megatron's rates)", n, m.id));
+  }
   st.train.seq_len = s.seq_len > 0 ? s.seq_len : static_cast<int>(std::min<long>(m.max_context, 4096));
   if (s.seq_len > 0 && m.max_context > 0 && s.seq_len > m.max_context)
     j.warnings.push_back(fmt::format("sequence length {} exceeds {}'s maximum context of {} tokens", s.seq_len, m.id, m.max_context));
@@ -210,7 +221,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
                                   "InfiniBand HDR, NDR and XDR (give --scale-out ib-ndr, say, or drop --sharp)",
                                   j.device.id, j.device.scale_out.id.empty() ? "(none)" : j.device.scale_out.id));
   resolve_calibration(s, j);
-  if (j.step.train.fused_kernels && j.step.eff.gemm_half_fused <= 0)
+  if (j.step.train.fused_kernels && j.step.eff.gemm_half_fused <= 0 && (s.has("fused-kernels") || s.has("framework")))
     j.warnings.push_back(fmt::format("--fused-kernels: no measured GEMM depth for {} ({} family): its GEMMs keep the default "
                                      "depth term; a calibration file from 'gpuplan probe' measures one",
                                      j.device.id, j.device.family));

@@ -47,6 +47,8 @@ constexpr Setting flag(std::string_view name, unsigned cmds, std::string_view he
   return Setting{name, SettingType::boolean, Q::real, 0, 0, 0, false, {}, cmds, {}, fallback, help, a, {}};
 }
 
+}  // namespace
+
 // A framework's defaults for the step model and the layout, each where the flags have not set
 // it (a flag given later overrides it too). Sources:
 // - megatron: Megatron-LM's --tp-comm-overlap and --overlap-grad-reduce are off unless asked for
@@ -102,6 +104,7 @@ void apply_framework(Scenario& s, const std::string& name) {
                                 s.step.train.fused_loss ? "fused" : "unfused", 8 * s.grad_bytes));
 }
 
+namespace {
 // clang-format off
 const std::array table{
     // The model.
@@ -193,7 +196,7 @@ const std::array table{
     choice("grad-dtype", "fp32|bf16|fp16", layout_cmds, "fp32", "Gradient type (fp32 as Megatron keeps them)",
            [](Scenario& s, V v) { s.grad_bytes = v.text == "fp32" ? 4 : 2; }),
     choice("framework", "megatron|nemo|deepspeed|fsdp|torchtitan|maxtext|compiled", cmd_train | cmd_search | cmd_memory,
-           "none (the step model's own defaults)",
+           "the model record's trainer (GPT-2: compiled), else none (the step model's own, Megatron's, defaults)",
            "Training framework: sets the overlaps and sharding it defaults to (explicit flags win)",
            [](Scenario& s, V v) { apply_framework(s, v.text); }),
     flag("cuda-graphs", cmd_train | cmd_search,

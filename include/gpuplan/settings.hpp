@@ -79,6 +79,10 @@ std::string conflict_among(const std::vector<std::string>& names);
 // Error(usage) naming the setting, the value and what is accepted.
 void apply_setting(Scenario& s, const std::string& name, const std::string& value);
 
+// Sets what --framework NAME implies for every setting not given on its own (tp-overlap,
+// dp-overlap, ZeRO, attention, cross-entropy fusion, gradient width), with a note saying so.
+void apply_framework(Scenario& s, const std::string& name);
+
 // The unknown name `word` among `candidates`, as "; did you mean --tp?" (empty without a guess).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates, std::string_view prefix);
 

@@ -152,15 +152,23 @@ awk -v a="$out" -v b="$ring" 'BEGIN { exit !(a > 0 && a < 0.6 * b) }' || fail "-
 bad 2 "--sharp: mi300x's scale-out fabric roce-400g does not reduce in its switches" train --model llama-3.1-8b --gpu mi300x --gpus 64 --sharp
 expect_one_line_err; expect_no_out
 # --framework compiled: GPT-2 1.5B on an H100 node loses the unfused work around its GEMMs (1,600
-# wide: Megatron's depth term costs it most), so its MFU rises by more than half; the default
-# answer says so, and a device without a measured GEMM depth says that it changes nothing.
-run train --model gpt2-1.5b --gpu h100-sxm --gpus 8 --tokens 10B --get mfu
-expect_rc 0; expect_err "these are Megatron's rates; a trainer that fuses its element-wise work"; megatron="$out"
+# wide: Megatron's depth term costs it most), so its MFU is more than 1.5x Megatron's. The GPT-2
+# records name compiled as their trainer, so it is also their default; a model whose record names
+# none keeps Megatron's rates and the answer says how much a compiled trainer would gain. A device
+# without a measured GEMM depth says that it changes nothing, only when the framework was asked.
+run train --model gpt2-1.5b --gpu h100-sxm --gpus 8 --tokens 10B --framework megatron --get mfu
+expect_rc 0; megatron="$out"
 run train --model gpt2-1.5b --gpu h100-sxm --gpus 8 --tokens 10B --framework compiled --get mfu
-expect_rc 0
-awk -v a="$out" -v b="$megatron" 'BEGIN { exit !(a > 1.5 * b) }' || fail "--framework compiled MFU $out should exceed 1.5 x $megatron"
+expect_rc 0; compiled="$out"
+awk -v a="$compiled" -v b="$megatron" 'BEGIN { exit !(a > 1.5 * b) }' || fail "--framework compiled MFU $compiled should exceed 1.5 x $megatron"
 grep -qF "these are Megatron's rates" "$TMP/err" && fail "--framework compiled should not repeat the hint"
+run train --model gpt2-1.5b --gpu h100-sxm --gpus 8 --tokens 10B --get mfu
+expect_rc 0; [ "$out" = "$compiled" ] || fail "gpt2-1.5b's default MFU $out should be its record's trainer's, $compiled"
+grep -qF "these are Megatron's rates" "$TMP/err" && fail "a model trained compiled by default should not get the hint"
+run train --model tinyllama-1.1b --gpu h100-sxm --gpus 8 --tokens 10B --get mfu
+expect_rc 0; expect_err "these are Megatron's rates; a trainer that fuses its element-wise work"
+run train --model gpt2-1.5b --gpu a100-80gb --gpus 8 --tokens 10B --get mfu
+expect_rc 0; grep -qF "no measured GEMM depth" "$TMP/err" && fail "the record's trainer should not warn on a100-80gb"
 run train --model gpt2-1.5b --gpu a100-80gb --gpus 8 --tokens 10B --framework compiled --get mfu
 expect_rc 0; expect_err "--fused-kernels: no measured GEMM depth for a100-80gb (ampere family)"
-
 finish

@@ -43,6 +43,9 @@ struct ModelArch {
   std::string native_quant;
   bool native_quant_experts = false;
   double native_bpw = 0;  // the exact bits per parameter of that format (a GGUF file's); 0: the format's own
+  // The framework its public training runs use (GPT-2's: compiled), the default --framework for
+  // it; empty: Megatron's rates.
+  std::string trainer;
   // A record marked an estimate: its note (an imported model's layers the schema cannot describe).
   std::string caveat;
 
