@@ -584,6 +584,27 @@ TEST_CASE("expert parallelism with data-parallel attention shards the routed exp
   CHECK(replica_devices(s) == 8);
 }
 
+TEST_CASE("MLA decode attention runs in 16 bits at FlashMLA's measured rate", "[serving]") {
+  // DeepSeek-V3 on 8 B200 at ep 8: 512 sequences a rank. Between 4,000 and 8,000 cached tokens
+  // only attention grows. Each key read costs 61 layers x 278,528 FLOPs (the absorbed form) and
+  // 576 bytes of an FP8 latent (1,152 in bf16), 483 (242) FLOPs a byte, above B200's
+  // 2.25 PFLOP/s x 660 / 989 over 8 TB/s x 0.85 = 221: compute-bound either way. FlashMLA
+  // dequantises an FP8 cache to bf16 for its products, so the cache's type does not change the
+  // step's growth: 512 x 4,000 x 61 x 278,528 / (2.25e15 x 660 / 989).
+  const ModelArch m = model_from_record(cat().get("models", "deepseek-v3"));
+  const ParamCounts pc = count_params(m);
+  const Device b200 = resolve_device(cat(), "b200");
+  InferSettings s;
+  s.quant = "fp8", s.bpw = 8, s.compute = DType::fp8, s.context = 9000, s.ep = 8, s.runtime = Runtime::sglang;
+  const double growth = 512.0 * 4000 * 61 * 278528 / (b200.peak_for(DType::bf16).value() * 660 / 989);
+  for (const double kv_bytes : {1.0, 2.0}) {
+    s.kv_elem_bytes = kv_bytes;
+    const InferModel im = make_infer_model(m, pc, b200, b200, s);
+    CHECK(decode_step_time(im, 8 * 512, 8000).value() - decode_step_time(im, 8 * 512, 4000).value() ==
+          Approx(growth).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("the deployment search serves a large MoE model expert-parallel", "[serving]") {
   // DeepSeek-V3 in FP8 on 16 H100s: a node cannot hold it; tp 8 x pp 2 can, and so can ep 16,
   // which carries more (the chosen one is the better of the two).

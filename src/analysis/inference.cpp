@@ -802,6 +802,19 @@ FlopRate attention_peak(const InferModel& im) {
   if (s.kv_elem_bytes == 1 && d.peak[static_cast<int>(DType::fp8)] > 0) return d.peak_for(DType::fp8);
   return std::max(d.peak_for(DType::bf16), d.peak_for(DType::fp16));
 }
+
+// A decode step's attention products per second. MLA's absorbed decode (multi-query attention over
+// the 576-wide latent) runs in 16 bits whatever the cache holds: FlashMLA dequantises an FP8 cache
+// to bf16 before its products, and its dense decode kernel reaches 660 TFLOPS on an H800 SXM5 at
+// its compute-bound best, 67% of the 989 dense bf16 peak (deepseek-ai/FlashMLA README, 2025-09).
+// Other attention at the GEMM ceiling of attention_peak.
+constexpr double mla_decode_eff = 660.0 / 989.0;
+FlopRate decode_attention_rate(const InferModel& im) {
+  const Device& d = im.device;
+  if (im.model.mla() && serving_runtime(im.settings.runtime))
+    return std::max(d.peak_for(DType::bf16), d.peak_for(DType::fp16)) * mla_decode_eff;
+  return attention_peak(im) * im.compute.gemm_max;
+}
 }  // namespace
 
 Seconds prefill_time(const InferModel& im, long tokens, int prompts, int resident) {
@@ -882,7 +895,7 @@ Seconds ep_decode_step(const InferModel& im, int batch, double context) {
                Seconds(flops(2 * dense_active * own) / (peak * gemm_curve(gmax, im.compute.gemm_half, own, m.hidden, m.hidden))));
   const Bytes kv = kv_read_bytes(m, s.kv_elem_bytes, 1, context, static_cast<int>(own));
   const Flops attention = attention_flops(m, context, own, 1);
-  const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / (attention_peak(im) * im.compute.gemm_max)));
+  const Seconds t_attention = std::max(stream_time(im, kv), Seconds(attention / decode_attention_rate(im)));
   // The experts: those of the device's share that the batch touches, in one grouped GEMM over
   // the routed tokens' rows (expert_efficiency).
   const double touched = touched_experts(m, batch) / ep;
@@ -992,7 +1005,7 @@ Seconds decode_pass(const InferModel& im, int batch, double context, int per_seq
   const Flops attention = attention_flops(m, context, rows, tp_div);
   const Seconds t_linear = std::max(stream_time(im, blocks * share + head) + dequant_extra(im, widened_bytes(im, rows)), linear);
   const Seconds t_attention =
-      std::max(stream_time(im, kv * share), Seconds(attention / (attention_peak(im) * im.compute.gemm_max)));
+      std::max(stream_time(im, kv * share), Seconds(attention / decode_attention_rate(im)));
   return t_linear + t_attention + t_host + moe_floor(im) + im.decode.per_layer * static_cast<double>(m.layers) +
          tp_allreduces(im, rows) + activation_quant(im, rows);
 }
