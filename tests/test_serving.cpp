@@ -584,6 +584,31 @@ TEST_CASE("expert parallelism with data-parallel attention shards the routed exp
   CHECK(replica_devices(s) == 8);
 }
 
+TEST_CASE("tensor-parallel decode reduces its activations with the runtimes' one-shot kernel", "[serving]") {
+  // SGLang PR 2904's H100 line: at tp 8, 7.0 us + bytes / 37.4 GB/s; B200's NVLink 5 carries twice
+  // H100's 450 GB/s, so its bandwidth term halves. One token of gpt-oss-120b (2,880 wide, 16 bits)
+  // at tp 8 on B200: 7.0 us + 5,760 / 74.8 GB/s.
+  const Device h100 = resolve_device(cat(), "h100-sxm"), b200 = resolve_device(cat(), "b200");
+  CHECK(custom_allreduce_s(h100, 4096, 8) == Approx(7.0e-6 + 4096 / 37.4e9));
+  CHECK(custom_allreduce_s(h100, 4096, 2) == Approx(3.9e-6 + 4096 / 64.6e9));
+  CHECK(custom_allreduce_s(b200, 5760, 8) == Approx(7.0e-6 + 5760 / 74.8e9));
+  // A decode step at one token pays two a layer, 36 layers: going from tp 8's to the ring's price
+  // (two hops of the link's latency and the ring's bytes) would add exactly their difference.
+  const ModelArch m = model_from_record(cat().get("models", "gpt-oss-120b"));
+  const ParamCounts pc = count_params(m);
+  InferSettings s;
+  s.quant = "mxfp4", s.bpw = 4.25, s.compute = DType::fp4, s.context = 2048, s.tp = 8, s.runtime = Runtime::sglang;
+  const InferModel im = make_infer_model(m, pc, b200, b200, s);
+  const double ring = switched_allreduce_s(5760, 8, b200.scale_up.bw_per_direction.value() * im.compute.link,
+                                           b200.scale_up.latency.value());
+  const double one_shot = custom_allreduce_s(b200, 5760, 8);
+  REQUIRE(one_shot < ring);
+  InferModel pcie = im;
+  pcie.device.scale_up.id = "pcie";  // no NVLink: the ring's price
+  CHECK(decode_step_time(pcie, 1, 1000).value() - decode_step_time(im, 1, 1000).value() ==
+        Approx(2 * 36 * (ring - one_shot)).epsilon(1e-6));
+}
+
 TEST_CASE("MLA decode attention runs in 16 bits at FlashMLA's measured rate", "[serving]") {
   // DeepSeek-V3 on 8 B200 at ep 8: 512 sequences a rank. Between 4,000 and 8,000 cached tokens
   // only attention grows. Each key read costs 61 layers x 278,528 FLOPs (the absorbed form) and

@@ -269,7 +269,7 @@ expect_rc 0; expect_out "frontier: output tokens/s per GPU against tokens/s per 
 
 # The launch line: the runtime's flags for the deployment planned.
 run infer --model llama-3.1-70b --gpu h100-sxm --rate 20 --ttft 2s --tpot 100ms
-expect_rc 0; expect_out "launch: vllm serve <llama-3.1-70b checkpoint> --tensor-parallel-size 4 --max-num-seqs 294 --max-model-len 1300 --gpu-memory-utilization 0.90 --no-enable-prefix-caching"
+expect_rc 0; expect_out "launch: vllm serve <llama-3.1-70b checkpoint> --tensor-parallel-size 4 --max-num-seqs 314 --max-model-len 1300 --gpu-memory-utilization 0.90 --no-enable-prefix-caching"
 run infer --model deepseek-r1 --gpu h200 --gpus 8 --ep 8 --quant fp8 --runtime sglang --users 64 --think-time 0 --format json
 expect_rc 0; expect_out '"launch": "python -m sglang.launch_server --model-path <deepseek-r1 checkpoint> --tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8 --max-running-requests 64'
 # vLLM's data-parallel ranks are engines of their own: --max-num-seqs caps each, 64 users over 8.

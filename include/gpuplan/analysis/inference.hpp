@@ -203,6 +203,10 @@ DecodeEfficiency serving_decode_efficiency(const Device& d);
 // runtimes use a one-shot reduce through the switch (two link traversals, NCCL NVLS or
 // TensorRT-LLM's custom all-reduce) rather than a ring of 2(n-1) steps.
 double switched_allreduce_s(double bytes, int n, double bw, double latency);
+// The one-shot all-reduce kernels serving runtimes run inside an NVLink domain (vLLM's and SGLang's
+// custom all-reduce, after TensorRT-LLM's), as measured: a few microseconds for a decode step's
+// activations, where NCCL's ring pays its hops. Large tensors go to NCCL.
+double custom_allreduce_s(const Device& d, double bytes, int n);
 
 struct InferModel {
   ModelArch model;
