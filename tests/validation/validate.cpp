@@ -1992,6 +1992,11 @@ int main(int argc, char** argv) {
   serving_text += lab_section(cat, moe);
   serving_text += max_throughput_section(cat, moe);
   serving_text += one_user_section(cat, moe);
+  std::printf("moe serving corpus: cases %zu median %.1f%% max %.0f%%\n", moe.errors.size(), 100 * moe.median(),
+              100 * moe.max());
+  serving_text += fmt::format("MoE serving corpus (the four sections above that say so; target: median at most 15%): {} "
+                              "cases, median absolute error {:.1f}%, max {:.0f}%.\n\n",
+                              moe.errors.size(), 100 * moe.median(), 100 * moe.max());
   const std::string decode_text = decode_section(cat, dec_ok, serving);
   std::printf("serving corpus: cases %zu median %.1f%% max %.0f%%\n", serving.errors.size(), 100 * serving.median(),
               100 * serving.max());
