@@ -124,7 +124,9 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
   st = s.step;
   j.assumptions.insert(j.assumptions.end(), s.notes.begin(), s.notes.end());
   // A model whose public training runs use another framework (GPT-2: compiled) gets its settings
-  // unless --framework was given; a setting given on its own still wins (apply_framework).
+  // unless --framework was given; a setting given on its own still wins (apply_framework). The
+  // schema admits only frameworks whose defaults live in the step settings (megatron, deepspeed,
+  // compiled), so the layout and gradient width stay the scenario's.
   if (!m.trainer.empty() && !s.has("framework")) {
     Scenario t = s;
     t.notes.clear();

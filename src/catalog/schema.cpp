@@ -178,8 +178,9 @@ constexpr std::array model_fields{
       "the weights' exact bits per parameter in that format (a GGUF file's tensors' bytes over their parameters)"},
     F{"native_quant_scope", T::choice, Q::real, false, 0, 0, "all|experts",
       "which weights are in the native format: all, or the routed experts alone (the rest bf16)"},
-    F{"trainer", T::choice, Q::real, false, 0, 0, "megatron|nemo|deepspeed|fsdp|torchtitan|maxtext|compiled",
-      "the framework the model's public training runs use, the default --framework for it (megatron when absent)"},
+    F{"trainer", T::choice, Q::real, false, 0, 0, "megatron|deepspeed|compiled",
+      "the framework the model's public training runs use, the default --framework for it (megatron when absent; "
+      "the frameworks that shard or narrow the gradients are given with --framework)"},
 };
 
 #undef GPUPLAN_COMMON_FIELDS

@@ -134,8 +134,8 @@ TrainRun train_run(const Catalog& catalog, const Scenario& s, const TrainAnswer*
   // what a compiled trainer would do with the same layout where the device's GEMM depth is measured
   // and at the widths where compiled trainers were checked (nanochat's 1,280 and 2,048).
   const StepModel& sm = r.question.model;
-  if (!s.has("framework") && !s.has("fused-kernels") && !sm.settings.train.fused_kernels && sm.settings.eff.gemm_half_fused > 0 && r.answer.gpus > 0 &&
-      sm.model.hidden <= 2048) {
+  if (!s.has("framework") && !s.has("fused-kernels") && !sm.settings.train.fused_kernels &&
+      sm.settings.eff.gemm_half_fused > 0 && r.answer.gpus > 0 && sm.model.hidden <= 2048) {
     StepModel fused = sm;
     fused.settings.train.fused_kernels = true;
     const double now = r.answer.best.time.total.value(), then = step_time(fused, r.answer.best.layout).total.value();
