@@ -223,7 +223,7 @@ Job resolve(const Scenario& s, const Catalog& catalog) {
                                   "InfiniBand HDR, NDR and XDR (give --scale-out ib-ndr, say, or drop --sharp)",
                                   j.device.id, j.device.scale_out.id.empty() ? "(none)" : j.device.scale_out.id));
   resolve_calibration(s, j);
-  if (j.step.train.fused_kernels && j.step.eff.gemm_half_fused <= 0 && (s.has("fused-kernels") || s.has("framework")))
+  if (j.step.train.fused_kernels && !fused_rates(j.step) && (s.has("fused-kernels") || s.has("framework")))
     j.warnings.push_back(fmt::format("--fused-kernels: no measured GEMM depth for {} ({} family): its GEMMs keep the default "
                                      "depth term; a calibration file from 'gpuplan probe' measures one",
                                      j.device.id, j.device.family));

@@ -276,7 +276,7 @@ LayerParts layer_parts(const StepModel& sm, const Layout& l) {
   const double peak16 = d.peak_for(DType::bf16).value();
   // (Two doubles, not a copy of Efficiency: this runs millions of times and must not allocate.)
   const double gmax = st.precision == Precision::nvfp4 ? e.gemm_max_fp4 : gemm_ceiling(e, d, st.compute_dtype);
-  const double half = st.train.fused_kernels && e.gemm_half_fused > 0 ? e.gemm_half_fused : e.gemm_half;
+  const double half = fused_rates(st) ? e.gemm_half_fused : e.gemm_half;
   auto geff = [&](double m_, double k_, double n_) { return gemm_curve(gmax, half, m_, k_, n_); };
 
   const double s = static_cast<double>(st.train.seq_len) / l.cp;  // tokens per sequence on this rank

@@ -187,7 +187,7 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   out.set("attention", !j.step.train.flash_attention ? "eager" : j.step.train.flash2 ? "flash2" : "flash");
   // Whose GEMM rates these are: fused element-wise kernels (compiled trainers, where the device's
   // own GEMM depth is measured) or Megatron's.
-  out.set("fused_kernels", j.step.train.fused_kernels && j.step.eff.gemm_half_fused > 0);
+  out.set("fused_kernels", fused_rates(j.step));
   out.set("precision", to_string(j.step.precision));
   out.set("low_precision_layers", !low_precision(j.step.precision) ? "none" : j.step.low_precision_mlp_only ? "mlp" : "all");
   out.set("high_precision_layers", low_precision(j.step.precision) ? j.step.high_precision_layers : 0);

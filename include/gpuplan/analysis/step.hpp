@@ -124,6 +124,9 @@ struct StepSettings {
   // optimizer's update; 0: no host to offload to.
   ByteRate host_memory_bw = bytes_per_s(0);
 };
+// Whether the GEMMs run at their own measured depth: the trainer fuses its element-wise work and
+// the device's fused depth is measured (Efficiency::gemm_half_fused); otherwise Megatron's term.
+inline bool fused_rates(const StepSettings& st) { return st.train.fused_kernels && st.eff.gemm_half_fused > 0; }
 // Sets the precision and what follows from it: 32-bit weights under fp32/tf32, 16-bit otherwise;
 // quantised copies of the saved inputs of the linear layers it quantises (all, or the MLP's under
 // low_precision_mlp_only) under a low precision.
