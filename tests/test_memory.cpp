@@ -475,6 +475,31 @@ TEST_CASE("the search recomputes the fewest layers that fit", "[search]") {
   CHECK(search_layouts(sm, 256, c, 0, 1).top.front().layout.recompute_layers == 0);
 }
 
+TEST_CASE("one device offloads its optimizer under ZeRO as DeepSpeed runs it", "[memory][search]") {
+  // Llama 3.2 3B on one RTX 4090 (24 GiB): 3.21B x 18 bytes of model state (16-bit weights and
+  // gradients, fp32 master and moments, fp32 gradient partition) is 54 GiB, so nothing fits on
+  // the card. ZeRO-Offload trains on a single GPU at stage 2 (Ren et al. 2021), which shards
+  // nothing on one rank but moves the optimizer's 16 bytes a parameter (51 GB) to the host.
+  const StepModel sm = step_model_of(job_of({{"model", "llama-3.2-3b"}, {"gpu", "rtx-4090"}}));
+  const SearchResult free = search_layouts(sm, 1, LayoutConstraints{}, 0, 1);
+  REQUIRE(!free.top.empty());
+  const Layout& l = free.top.front().layout;
+  CHECK(l.dp == 1);
+  CHECK((l.offload & offload_optimizer) != 0);
+  CHECK(l.zero >= 2);
+  CHECK(free.top.front().memory.host.value() == Approx(16.0 * sm.params.total).epsilon(0.01));
+  // --offload optimizer on one device is a layout, not "no layout suits".
+  LayoutConstraints given;
+  given.offload = offload_optimizer;
+  const SearchResult fixed = search_layouts(sm, 1, given, 0, 1);
+  REQUIRE(!fixed.top.empty());
+  CHECK(fixed.top.front().layout.zero == 2);
+  // --zero 0 keeps the state on the device: then nothing fits.
+  LayoutConstraints zero0;
+  zero0.zero = 0;
+  CHECK(search_layouts(sm, 1, zero0, 0, 1).top.empty());
+}
+
 TEST_CASE("the pipeline bubble is p-1 over v micro-batch slots", "[step]") {
   Catalog c = Catalog::builtin();
   ModelArch m = gpt(24);

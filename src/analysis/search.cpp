@@ -49,6 +49,14 @@ constexpr int max_micro_batch = 256;
 constexpr std::array<int, 5> cp_values{1, 2, 4, 8, 16};
 constexpr std::array<int, 9> ep_values{1, 2, 4, 8, 16, 32, 64, 128, 256};
 constexpr std::array<int, 4> zero_values{0, 1, 2, 3};
+
+// The ZeRO stage of a layout with one data-parallel rank. Sharding over one rank saves nothing,
+// so it is stage 0, unless the training state goes to the host, which DeepSpeed does only under
+// ZeRO: ZeRO-Offload trains on a single GPU at stage 2 (Ren et al. 2021, sections 4 and 6), and
+// ZeRO-Infinity's parameter offload needs stage 3 (Rajbhandari et al. 2021).
+int one_rank_zero(int offload) {
+  return (offload & offload_weights) ? 3 : (offload & offload_optimizer) ? 2 : 0;
+}
 constexpr std::array<int, 6> interleave_values{1, 2, 3, 4, 6, 8};
 
 // Tensor-parallel degrees up to 64 that split the model evenly: every power of two dividing the
@@ -159,7 +167,9 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
                 // memory and step parts (the callers compute them once, in group).
                 if (!group(Layout{tp, pp, dp, cp, ep, 0, recompute, mb, gb, 1, sp})) continue;
                 for_values(c.zero, zero_values, stop, [&](int zero) {
-                  if (dp * cp == 1 && zero > 0 && !c.zero) return;  // nothing to shard over
+                  // One data-parallel rank has nothing to shard: stage 0, or the stage the given
+                  // host offload runs under.
+                  if (dp * cp == 1 && !c.zero && zero != one_rank_zero(c.offload.value_or(offload_none))) return;
                   for_values(c.interleave, interleave_values, stop, [&](int v) {
                     // Uneven splits are allowed (Llama 3 ran 126 layers on 16 stages): the most loaded
                     // stage holds ceil(layers / pp) layers in v chunks.
@@ -232,7 +242,7 @@ int fewest_recomputed(const StepModel& sm, const Layout& l, const MemoryParts& p
 // when f stopped it.
 template <typename F>
 bool fitting(const StepModel& sm, const Layout& l, const MemoryParts& parts, double capacity, bool offload,
-             long& evaluated, F f, bool partial = false) {
+             long& evaluated, F f, bool partial = false, bool zero_given = false) {
   const TrainSettings& st = sm.settings.train;
   MemoryBreakdown mem = training_memory(sm.model, sm.params, st, l, parts);
   if (mem.fits(capacity, st)) {
@@ -248,6 +258,7 @@ bool fitting(const StepModel& sm, const Layout& l, const MemoryParts& parts, dou
   for (int o : offload_sets) {
     Layout x = l;
     x.offload = o;
+    if (l.dp * l.cp == 1 && !zero_given) x.zero = one_rank_zero(o);
     if (*offload_problem(x)) continue;
     ++evaluated;
     mem = training_memory(sm.model, sm.params, st, x, parts);
@@ -453,7 +464,7 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
     if (offload && (r.fitting > 0 || !offload_fallback(sm, c))) break;
     r.evaluated += enumerate(sm.model, sm.settings.train, gpus, c, batch_tokens, [&](const Layout& l) {
       fitting(sm, l, mparts, capacity, offload, variants, consider,
-              partial_recompute(c) && !(l.recompute == Recompute::full && whole(l)));
+              partial_recompute(c) && !(l.recompute == Recompute::full && whole(l)), c.zero.has_value());
     }, group);
   }
   r.evaluated += variants;
@@ -485,7 +496,7 @@ bool any_layout_fits(const StepModel& sm, int gpus, const LayoutConstraints& c, 
     return fitting(sm, l, mparts, capacity, true, variants, [&](const Layout&, const MemoryBreakdown&) {
       found = true;
       return false;
-    });
+    }, false, c.zero.has_value());
   }, [&](const Layout& l) {
     mparts = memory_parts(sm.model, sm.params, sm.settings.train, l);
     return true;
@@ -519,7 +530,7 @@ bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& 
       return fitting(sm, l, mparts, capacity, offload, variants, [&](const Layout& x, const MemoryBreakdown&) {
         found = x.global_batch * seq / step_time(sm, x, sparts).total.value() >= tokens_per_s;
         return !found;
-      }, partial_recompute(c));
+      }, partial_recompute(c), c.zero.has_value());
     }, group);
   }
   return found;
@@ -553,7 +564,7 @@ MinGpus min_gpus_for_memory(const StepModel& sm, const LayoutConstraints& c, int
                     best.memory = mem;
                   }
                   return true;
-                });
+                }, false, cc.zero.has_value());
       });
     }
     out.evaluated += variants;

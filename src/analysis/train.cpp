@@ -52,10 +52,19 @@ SearchResult search_or_fail(const StepModel& sm, const LayoutConstraints& c, int
     fail(Exit::no_answer, fmt::format("no layout of {} devices suits {} under the given constraints (tp must divide the {} "
                                       "heads, pp the layers, the product must equal the device count)",
                                       gpus, sm.model.id, sm.model.heads));
-  if (r.top.empty())
-    fail(Exit::no_answer, fmt::format("{} does not fit on {} x {} in any of {} layouts; try more devices "
+  if (r.top.empty()) {
+    // Where the search also tried the host, say how much it had: the share may be what is short.
+    const double host = sm.settings.train.host_memory.value();
+    const std::string offloaded =
+        !c.offload && host > 0
+            ? fmt::format(", nor with its training state offloaded to the {} of host memory a device has (--host for a "
+                          "larger host)",
+                          format_iec(host))
+            : "";
+    fail(Exit::no_answer, fmt::format("{} does not fit on {} x {} in any of {} layouts{}; try more devices "
                                       "('gpuplan memory --min-gpus')",
-                                      sm.model.id, gpus, sm.device.id, r.evaluated));
+                                      sm.model.id, gpus, sm.device.id, r.evaluated, offloaded));
+  }
   return r;
 }
 
