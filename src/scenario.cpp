@@ -339,10 +339,23 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   return is;
 }
 
+const Record* server_record(const Catalog& catalog, const std::string& accelerator) {
+  for (const Record* r : catalog.list("servers"))
+    if (r->text("accelerator") == accelerator) return r;
+  return nullptr;
+}
+
 Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d) {
   if (!s.host.empty()) return resolve_device(catalog, s.host);
   if (d.family == "cpu" || d.family == "apple" || d.memory_type == "lpddr") return d;  // one memory: no host to spill to
-  return resolve_device(catalog, d.memory_type == "gddr" ? "cpu-desktop" : "cpu-server");
+  Device host = resolve_device(catalog, d.memory_type == "gddr" ? "cpu-desktop" : "cpu-server");
+  // The accelerator's own server, where its record says how much memory its CPUs have (DGX H100:
+  // 2 TB), holds that much for each node's worth of devices; the generic host's bandwidth stands.
+  if (const Record* server = server_record(catalog, d.id); server && server->has("host_memory_bytes")) {
+    host.id = server->id;
+    host.memory = bytes(server->number("host_memory_bytes") * std::max(1, d.devices_per_node) / server->number("devices"));
+  }
+  return host;
 }
 
 namespace {
@@ -446,9 +459,7 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
                                    s.facility_cost ? "set: facility-cost" : site_origin));
 
   // The node: a server record for this accelerator, else an estimate from its TDP.
-  const Record* server = nullptr;
-  for (const Record* r : catalog.list("servers"))
-    if (r->text("accelerator") == d.id) { server = r; break; }
+  const Record* server = server_record(catalog, d.id);
   if (server) {
     f.node.id = server->id;
     f.node.devices = static_cast<int>(server->number("devices"));

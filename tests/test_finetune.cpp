@@ -75,9 +75,19 @@ TEST_CASE("a fine-tuning deadline names what set the device count", "[finetune][
   q.tokens = 100e6;
   // A month for 100M tokens: one node would do, but 70.6B x 18 bytes needs more than 8 x 80 GB.
   q.deadline = seconds(30 * 86400.0);
+  q.layout.offload = offload_none;
   const TrainAnswer slow = plan_training(q);
   CHECK(slow.count_limit == "memory");
   CHECK(slow.gpus >= 16);
+  // With the optimizer on the host (ZeRO-Offload) one DGX H100 holds it: 16 bytes a parameter
+  // there, 70.6B x 16 / 8 = 141 GB of each device's 256 GiB share of its 2 TiB, where four
+  // devices' 282 GB each would not fit; so memory still sets the count, now at one node.
+  q.layout.offload.reset();
+  const TrainAnswer offloaded = plan_training(q);
+  CHECK(offloaded.count_limit == "memory");
+  CHECK(offloaded.gpus == 8);
+  CHECK(offloaded.best.layout.offload == offload_optimizer);
+  q.layout.offload = offload_none;
   // An hour: the deadline needs many more devices than memory.
   q.deadline = seconds(3600.0);
   const TrainAnswer fast = plan_training(q);

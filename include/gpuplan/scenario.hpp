@@ -142,8 +142,11 @@ std::string default_calibration_path(const std::string& accelerator);
 
 // Inference settings of a job: runtime, quantisation, compute type, KV type, context.
 InferSettings resolve_infer(const Scenario& s, const Job& j);
+// The catalog's server record for an accelerator id, if it has one.
+const Record* server_record(const Catalog& catalog, const std::string& accelerator);
 // The host whose memory takes offloaded layers: --host, else the device itself (CPU, Apple
-// unified memory), a desktop CPU for GDDR cards, a server CPU otherwise.
+// unified memory), a desktop CPU for GDDR cards, a server CPU otherwise (with the memory of the
+// accelerator's server record where it states one).
 Device resolve_host(const Scenario& s, const Catalog& catalog, const Device& d);
 // Prefix caching's KV offload tier (--kv-offload, --kv-offload-size) into the settings: its size
 // per device and read bandwidth (host memory over the device's host link, shared by a node's

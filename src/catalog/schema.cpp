@@ -124,6 +124,7 @@ constexpr std::array server_fields{
     F{"max_power_w", T::number, Q::power, true, 100, 2e5, {}, "nameplate maximum power"},
     F{"rack_units", T::integer, Q::count, false, 1, 60, {}, "height in rack units"},
     F{"nics_per_device", T::number, Q::real, false, 0.125, 16, {}, "scale-out NICs per accelerator (1: one per GPU, rail-optimised)"},
+    F{"host_memory_bytes", T::number, Q::bytes, false, 1e9, 1e14, {}, "the server's CPU memory, shared by its accelerators for offload"},
     F{"nodes_per_rack", T::integer, Q::count, false, 1, 1000, {}, "nodes per rack or cabinet in the vendor's packaging (Cray EX: 128)"},
     F{"rack_scale", T::boolean, Q::real, false, 0, 0, {}, "the server is a whole rack (GB200 NVL72): one per rack"},
     F{"liquid_cooled", T::boolean, Q::real, false, 0, 0, {}, "needs direct liquid cooling"},

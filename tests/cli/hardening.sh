@@ -116,6 +116,12 @@ run train --model llama-3.1-70b --gpus 12 --tokens 10B --get layout.offload
 expect_rc 0; [ "$(cat "$TMP/out")" = optimizer ] || fail "70B on 12 H100: offload $(cat "$TMP/out"), expected optimizer"
 run train --model llama-3.1-70b --gpus 12 --tokens 10B --offload none
 expect_rc 1; expect_err "does not fit"; expect_one_line_err
+# One device: ZeRO-Offload's single-GPU run (stage 2 on one rank) where the host has the room,
+# and an error naming the host's share where it has not (70B: 16 B x 70.6B = 1.13 TB on the host).
+run train --model llama-3.2-3b --gpu rtx-4090 --gpus 1 --tokens 1B --offload optimizer --get layout.zero
+expect_rc 0; [ "$(cat "$TMP/out")" = 2 ] || fail "3B on one RTX 4090 with --offload optimizer: ZeRO $(cat "$TMP/out"), expected 2"
+run train --model llama-3.1-70b --gpus 1 --tokens 1B
+expect_rc 1; expect_err "nor with its training state offloaded to the 256 GiB of host memory a device has"; expect_one_line_err
 
 # Fine-tuning: it needs its data, and one way of giving it.
 run train --model llama-3.1-8b --gpus 8 --finetune lora

@@ -223,7 +223,7 @@ expect_rc 0; expect_out '"tier": "nvme-pm1743"'; expect_out '"prefixes": 2000,';
 tiered=$(sed -n 's/^  "gpus": \([0-9]*\),/\1/p' "$TMP/out")
 [ -n "$tiered" ] && [ "$tiered" -lt "$plain" ] || fail "an NVMe tier should need fewer devices than $plain, got '$tiered'"
 run infer $conv --kv-offload host
-expect_rc 0; expect_out "in host memory (48.0 GiB)"
+expect_rc 0; expect_out "in host memory (128 GiB)"
 bad 2 "--kv-offload host keeps cached prefixes off the device" infer --model llama-3.1-8b --gpu h100-sxm --kv-offload host
 # A drive of the user's own without a capacity needs the tier's size given.
 printf '[storage.my-ssd]\nname = "My SSD"\nunit = "drive"\nread_bytes_per_s = "7GB/s"\nwrite_bytes_per_s = "5GB/s"\nsource = "test"\n' > "$TMP/drive.toml"
@@ -236,7 +236,7 @@ expect_rc 0; expect_err "one shared prefix stays on the device, so the tier hold
 bad 2 "--prefix-count counts distinct prefixes" infer --model llama-3.1-8b --gpu h100-sxm --prefix-count 5
 bad 2 "--kv-offload-size sizes a KV offload tier" infer --model llama-3.1-8b --gpu h100-sxm --kv-offload-size 10GiB
 bad 2 "not a tier; give host, nvme, none or a local drive's storage id" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 0.5 --kv-offload s3-standard
-bad 2 "the host tier has 96.0 GiB per device" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 0.5 --kv-offload host --kv-offload-size 1TiB
+bad 2 "the host tier has 256 GiB per device" infer --model llama-3.1-8b --gpu h100-sxm --prefix-tokens 100 --prefix-hit 0.5 --kv-offload host --kv-offload-size 1TiB
 bad 2 "dgx-spark has no separate host memory" infer --model llama-3.1-8b --gpu dgx-spark --runtime vllm --prefix-tokens 100 --prefix-hit 0.5 --kv-offload host
 
 # --trace: requests replayed as they came, beside the closed forms at the same mean rate.
