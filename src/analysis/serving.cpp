@@ -719,6 +719,12 @@ ServingAnswer serve(const ServingQuestion& q) {
   if (a.serving && q.gpus > 0 && a.sized->gpus > q.gpus)
     a.warnings.push_back(fmt::format("{} devices carry {:.1f} requests/s; {} are needed for {:.1f}", q.gpus,
                                      (q.gpus / replica_devices(is)) * a.sized->op.sustained_rps, a.sized->gpus, a.sized->rate));
+  // Fewer than given suffice: say so, as the answer's devices, cost and power are theirs.
+  if (a.serving && q.gpus > 0 && a.sized->gpus < q.gpus)
+    a.warnings.push_back(fmt::format("{} of the {} devices carry the load ({} replica{} of {}); the answer's devices, cost "
+                                     "and power are theirs",
+                                     a.sized->gpus, q.gpus, a.sized->replicas, a.sized->replicas > 1 ? "s" : "",
+                                     replica_devices(is)));
   a.gpus = a.sized->gpus;
   // Disaggregated prefill and decode beside it, at a rate on a serving runtime: chosen when it
   // carries the load on fewer devices, or when forced.

@@ -313,5 +313,9 @@ run infer --model gpt-oss-120b --gpu h100-sxm
 expect_rc 0; expect_out "cost per million output tokens (one stream)"; expect_out "cost per million output tokens at batch"
 run infer --model llama-3.1-8b --gpu h100-sxm --users 10 --format json
 expect_rc 0; expect_out '"usd_per_million_tokens_full_batch": null'
+# A load that fewer devices than --gpus carry: the answer says how many of them it uses.
+run infer --model llama-3.1-8b --gpu h100-sxm --gpus 8 --users 10 --format json --get gpus
+expect_rc 0; [ "$(cat "$TMP/out")" -lt 8 ] || fail "10 users of an 8B model should need fewer than 8 H100, got $(cat "$TMP/out")"
+expect_err "of the 8 devices carry the load"
 
 finish
