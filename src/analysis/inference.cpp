@@ -955,6 +955,8 @@ Seconds decode_step_time(const InferModel& im, int batch, double context) {
 }
 
 std::string degrees_text(const InferSettings& s) {
+  // llama.cpp and Ollama split the layers across devices (--split-mode layer): not tensor parallelism.
+  if (!serving_runtime(s.runtime) && s.tp > 1) return fmt::format("layer split over {}", s.tp);
   if (s.ep > 1) return fmt::format("ep {} (data-parallel attention)", s.ep);
   if (s.experts_whole) return fmt::format("tp {} ep {}", s.tp, s.tp);
   return s.pp > 1 ? fmt::format("tp {} pp {}", s.tp, s.pp) : fmt::format("tp {}", s.tp);
