@@ -35,6 +35,8 @@ std::string format_si(double value, const std::string& unit) {
     if (*prefix == '\0' && unit.empty()) return format_sig(value / scale);
     return fmt::format("{} {}{}", format_sig(value / scale), prefix, unit);
   }
+  // A bare count below one is written as a number: "208 m" GPU-hours reads as minutes or metres.
+  if (unit.empty()) return format_sig(value);
   if (mag >= 1e-3 * 0.9995) return fmt::format("{} m{}", format_sig(value * 1e3), unit);
   // Micro and nano in ASCII, as the rest of the output writes them ("398 us").
   if (!unit.empty() && mag >= 1e-6 * 0.9995) return fmt::format("{} u{}", format_sig(value * 1e6), unit);

@@ -27,6 +27,10 @@ TEST_CASE("SI for rates and IEC for capacity", "[format]") {
   CHECK(format_si(0.05, "s") == "50.0 ms");
   CHECK(format_si(0.000398, "s") == "398 us");  // micro and nano in ASCII, not 0.000398 s
   CHECK(format_si(4.2e-9, "s") == "4.20 ns");
+  // A bare count below one stays a number (0.208 GPU-hours, not "208 m").
+  CHECK(format_si(0.208, "") == "0.208");
+  CHECK(format_si(4.2e-5, "") == "4.20e-05");
+  CHECK(format_si(1500, "") == "1.50 k");
   CHECK(format_iec(80e9) == "74.5 GiB");
   CHECK(format_iec(141e9) == "131 GiB");
   CHECK(format_iec(512) == "512 B");
