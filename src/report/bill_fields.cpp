@@ -118,11 +118,15 @@ Table bill_table(const BillView& v) {
   }
   const Fabric& fb = c.fabric;
   if (fb.tiers > 0)
-    t.add_row({"scale-out fabric", fmt::format("{} NICs of {}, {} switches in {} tier{} ({} leaf, {} spine, {} core){}", fb.nics,
-                                               f.scale_out.id, fb.switches(), fb.tiers, fb.tiers > 1 ? "s" : "", fb.leaf,
-                                               fb.spine, fb.core, fb.fits ? "" : "; beyond 3 tiers")});
+    t.add_row({"scale-out fabric", fmt::format("{} NICs of {}, {} switch{} in {} tier{} ({} leaf, {} spine, {} core){}", fb.nics,
+                                               f.scale_out.id, fb.switches(), fb.switches() > 1 ? "es" : "", fb.tiers,
+                                               fb.tiers > 1 ? "s" : "", fb.leaf, fb.spine, fb.core,
+                                               fb.fits ? "" : "; beyond 3 tiers")});
   else if (fb.tiers == 0)
     t.add_row({"scale-out fabric", "none (one node)"});
+  else if (f.scale_out.id.empty())
+    t.add_row({"scale-out fabric", fmt::format("{} nodes, no scale-out fabric in the device's record (--scale-out names one)",
+                                               c.nodes)});
   else
     t.add_row({"scale-out fabric", fmt::format("{} NICs; switch radix unknown for '{}'", fb.nics, f.scale_out.id)});
   if (cost.electricity) t.add_row({"electricity" + span_name, format_usd(*cost.electricity)});

@@ -42,6 +42,11 @@ expect_rc 0
 it_kw=$(sed -n 's/.*"it_kw": \([0-9.]*\),/\1/p' "$TMP/out")
 awk -v v="$it_kw" 'BEGIN { exit !(v > 120000 && v < 180000) }' || fail "100k H100 IT power $it_kw kW is outside 120-180 MW"
 golden power-h100-100k-enterprise.json
+# Four desktop cards with no fabric in their record: said so, not "switch radix unknown for ''".
+run power --gpu rtx-4090 --gpus 4
+expect_rc 0; expect_out "4 nodes, no scale-out fabric in the device's record (--scale-out names one)"
+run power --gpu rtx-4090 --gpus 4 --scale-out roce-100g
+expect_rc 0; expect_out "4 NICs of roce-100g, 1 switch in 1 tier"
 run power --gpu tpu-v5p --gpus 256
 expect_rc 0; expect_out "x tpu-v5p"; expect_err "gpuplan: warning: no power figure for tpu-v5p"; grep -q "warning" "$TMP/out" && fail "a warning reached stdout"
 
