@@ -700,10 +700,15 @@ ServingAnswer serve(const ServingQuestion& q) {
                           format_iec(mem.total().value()), q.device.id, format_iec(mem.pool.value()),
                           format_iec(mem.system.value()));
   } else if (!mem.fits() && mem.offloaded_layers == 0 && q.device.family != "cpu") {
-    a.unmet = fmt::format("{} ({}) does not fit on {} x {} at {}: {} of {} per device; try a smaller quantisation or "
+    // A memory share given by hand can be what leaves no room: say how much of the total it holds back.
+    const std::string reserve =
+        is.mem_fraction ? fmt::format(" ({} of it held back by --mem-fraction {:g})", format_iec(mem.reserve.value()),
+                                      *is.mem_fraction)
+                        : "";
+    a.unmet = fmt::format("{} ({}) does not fit on {} x {} at {}: {}{} of {} per device; try {}a smaller quantisation or "
                           "more devices (tp, gpus)",
                           m.id, is.quant, replica_devices(is), q.device.id, degrees_text(is), format_iec(mem.total().value()),
-                          format_iec(mem.capacity.value()));
+                          reserve, format_iec(mem.capacity.value()), is.mem_fraction ? "a larger --mem-fraction, " : "");
   }
   // Otherwise the memory is the answer, with no speed (the command exits 1). A unified pool runs
   // what fits it, once the GPU's limit is raised.

@@ -317,6 +317,9 @@ expect_rc 0; expect_out '"usd_per_million_tokens_full_batch": null'
 run infer --model llama-3.1-8b --gpu h100-sxm --gpus 8 --users 10 --format json --get gpus
 expect_rc 0; [ "$(cat "$TMP/out")" -lt 8 ] || fail "10 users of an 8B model should need fewer than 8 H100, got $(cat "$TMP/out")"
 expect_err "of the 8 devices carry the load"
+# A hand-set memory share that leaves no room is named in the error.
+run infer --model llama-3.1-8b --gpu h100-sxm --mem-fraction 0.1 --gpus 1 --users 4
+expect_rc 1; expect_err "held back by --mem-fraction 0.1) of 79.6 GiB per device; try a larger --mem-fraction"; expect_one_line_err
 # llama.cpp across two cards splits the layers; the answer does not call it tensor parallelism.
 run infer --model llama-3.3-70b --gpu rtx-4090 --gpus 2 --runtime llama.cpp --quant q4_k_m
 expect_rc 0; expect_out "with llama.cpp, layer split over 2,"; expect_out "--split-mode layer"
