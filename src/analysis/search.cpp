@@ -49,6 +49,7 @@ constexpr int max_micro_batch = 256;
 constexpr std::array<int, 5> cp_values{1, 2, 4, 8, 16};
 constexpr std::array<int, 9> ep_values{1, 2, 4, 8, 16, 32, 64, 128, 256};
 constexpr std::array<int, 4> zero_values{0, 1, 2, 3};
+constexpr std::array<int, 6> interleave_values{1, 2, 3, 4, 6, 8};
 
 // The ZeRO stage of a layout with one data-parallel rank. Sharding over one rank saves nothing,
 // so it is stage 0, unless the training state goes to the host, which DeepSpeed does only under
@@ -57,7 +58,6 @@ constexpr std::array<int, 4> zero_values{0, 1, 2, 3};
 int one_rank_zero(int offload) {
   return (offload & offload_weights) ? 3 : (offload & offload_optimizer) ? 2 : 0;
 }
-constexpr std::array<int, 6> interleave_values{1, 2, 3, 4, 6, 8};
 
 // Tensor-parallel degrees up to 64 that split the model evenly: every power of two dividing the
 // heads, and any other divisor of the heads that also divides the MLP width (and the experts'),
@@ -202,12 +202,6 @@ long enumerate(const ModelArch& m, const TrainSettings& st, int gpus, const Layo
 constexpr std::array<int, 5> offload_sets{offload_optimizer, offload_activations, offload_optimizer | offload_activations,
                                           offload_optimizer | offload_weights,
                                           offload_optimizer | offload_weights | offload_activations};
-
-// Whether the search should retry a count with offload: not fixed by the user, a host to
-// offload to, and nothing fits without.
-bool offload_fallback(const StepModel& sm, const LayoutConstraints& c) {
-  return !c.offload && sm.settings.train.host_memory.value() > 0;
-}
 
 // Whether the search may recompute only some layers: when neither the recomputation nor the layers
 // are given (--recompute full alone means every layer, as Megatron's full granularity does).
@@ -627,6 +621,10 @@ MemoryAnswer memory_answer(const StepModel& sm, const LayoutConstraints& c, int 
   }
   a.fits = a.memory.fits(a.capacity, st);
   return a;
+}
+
+bool offload_fallback(const StepModel& sm, const LayoutConstraints& c) {
+  return !c.offload && sm.settings.train.host_memory.value() > 0;
 }
 
 }  // namespace gpuplan

@@ -54,12 +54,11 @@ SearchResult search_or_fail(const StepModel& sm, const LayoutConstraints& c, int
                                       gpus, sm.model.id, sm.model.heads));
   if (r.top.empty()) {
     // Where the search also tried the host, say how much it had: the share may be what is short.
-    const double host = sm.settings.train.host_memory.value();
     const std::string offloaded =
-        !c.offload && host > 0
+        offload_fallback(sm, c)
             ? fmt::format(", nor with its training state offloaded to the {} of host memory a device has (--host for a "
                           "larger host)",
-                          format_iec(host))
+                          format_iec(sm.settings.train.host_memory.value()))
             : "";
     fail(Exit::no_answer, fmt::format("{} does not fit on {} x {} in any of {} layouts{}; try more devices "
                                       "('gpuplan memory --min-gpus')",

@@ -64,6 +64,9 @@ SearchResult search_layouts(const StepModel& sm, int gpus, const LayoutConstrain
 bool any_layout_reaches(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens,
                         double tokens_per_s, LayerCache* layers = nullptr);
 
+// Whether the search retries a count with its training state offloaded where nothing fits on the
+// devices: the offload not fixed by the user, and a host to offload to.
+bool offload_fallback(const StepModel& sm, const LayoutConstraints& c);
 // Whether some layout of `gpus` devices fits on the devices, without offload (stops at the first).
 bool fits_on_devices(const StepModel& sm, int gpus, const LayoutConstraints& c, double batch_tokens);
 // Whether the search finds any layout on `gpus` devices: on the devices, or offloaded where the
