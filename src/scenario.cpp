@@ -274,9 +274,13 @@ InferSettings resolve_infer(const Scenario& s, const Job& j) {
   // Ollama's library tags default to Q4_K_M weights (`ollama pull llama3.1:8b` is the Q4_K_M
   // build: devtoolkit.sh Llama quantization guide; martinkollie.com "LLM naming explained").
   const bool ollama = is.runtime == Runtime::ollama;
-  // Without --quant: Ollama's Q4_K_M, else the format the model's checkpoint ships in.
+  // Without --quant: the format the model's checkpoint ships in; on Ollama Q4_K_M, unless that
+  // format is already 4-bit: Ollama's gpt-oss tags carry the checkpoint's MXFP4 experts as they
+  // are (14 GB for gpt-oss:20b and 65 GB for gpt-oss:120b on ollama.com/library/gpt-oss; "we
+  // distribute the original values for the weights", an Ollama maintainer on r/ollama, 2025).
   const std::string native = j.model.native_quant.empty() ? "bf16" : j.model.native_quant;
-  const std::string quant = s.has("quant") ? s.quant : ollama ? "q4_k_m" : native;
+  const bool native_4bit = bits_per_weight(native) <= 4.5;
+  const std::string quant = s.has("quant") ? s.quant : ollama && !native_4bit ? "q4_k_m" : native;
   set_quant(is, quant == "auto" ? "bf16" : quant, j.model, d);
   // TensorRT-LLM serves NVIDIA's ModelOpt FP8 and FP4 checkpoints, whose hf_quant_config sets
   // kv_cache_quant_algo FP8: their KV cache is FP8 unless --kv-dtype says otherwise.

@@ -43,9 +43,10 @@ std::string quant_text(const InferSettings& is) {
 }
 
 // Where the weights' format came from when --quant did not name one.
-std::string quant_origin(const Scenario& s, const ModelArch& m) {
+std::string quant_origin(const Scenario& s, const ModelArch& m, const std::string& quant) {
   if (s.has("quant")) return "--quant auto: the widest format of the runtime's ladder that fits";
-  if (s.runtime == "ollama") return "default of ollama: its library tags are Q4_K_M builds";
+  if (s.runtime == "ollama" && quant == "q4_k_m")
+    return "default of ollama: its library tags are Q4_K_M builds, unless the checkpoint ships 4-bit";
   if (!m.native_quant.empty()) return "models." + m.id + ".native_quant: the format its published checkpoint ships in";
   return "default: 16-bit weights, as most checkpoints ship";
 }
@@ -259,7 +260,7 @@ InferRun infer_run(const Catalog& catalog, const Scenario& given, const ServingA
   // prices the catalog lacks are not worth a warning), then the analysis's.
   std::vector<Assumption> assumptions = r.job.facility.assumptions;
   if (!s.has("quant") || s.quant == "auto")  // the weights were chosen for the user (resolve_infer)
-    assumptions.push_back(Assumption{"weights", 0, quant_text(q.settings), "", quant_origin(s, r.job.model)});
+    assumptions.push_back(Assumption{"weights", 0, quant_text(q.settings), "", quant_origin(s, r.job.model, q.settings.quant)});
   if (offload) assumptions.push_back(*offload);
   assumptions.insert(assumptions.end(), r.assumptions.begin(), r.assumptions.end());
   r.assumptions = std::move(assumptions);

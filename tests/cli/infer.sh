@@ -101,6 +101,10 @@ run infer --model llama-3.1-8b --gpu rtx-4090 --runtime ollama --format json
 expect_rc 0; expect_out '"quant": "q4_k_m"'; expect_out '"context": 4096'; expect_out 'default of ollama'
 run infer --model llama-3.1-8b --gpu rtx-4090 --runtime ollama --quant q8_0 --format json
 expect_rc 0; expect_out '"quant": "q8_0"'
+# gpt-oss's Ollama tags keep the checkpoint's MXFP4 experts (ollama.com/library/gpt-oss: 14 GB):
+# about 12.8 GiB of weights, where Q4_K_M would be another file.
+run infer --model gpt-oss-20b --gpu rtx-4090 --runtime ollama --format json
+expect_rc 0; expect_out '"quant": "mxfp4"'; expect_out 'native_quant'
 
 # --context alone is a conversation that fills it: decode slows as the KV it reads grows
 # (Llama 3.1 8B holds 128 KiB of KV per token: 16 GiB at 128k beside 16 GB of weights).
