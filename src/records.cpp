@@ -45,6 +45,7 @@ Device resolve_device(const Catalog& c, const std::string& id) {
   for (int i = 0; i < 8; ++i) d.peak[i] = r.number(dtype_fields[i]);
   d.tdp = watts(r.number("tdp_w"));
   d.idle = watts(r.number("idle_w"));
+  d.system_power = r.text("power_scope") == "system";
   d.scale_up = resolve_link(c, r, "scale_up");
   d.scale_out = resolve_link(c, r, "scale_out");
   d.host = resolve_link(c, r, "host_link");

@@ -46,6 +46,8 @@ constexpr std::array accelerator_fields{
     F{"int4_ops_per_s", T::number, Q::flop_rate, false, 1e9, 40 * peta, {}, "dense INT4 tensor"},
     F{"tdp_w", T::number, Q::power, false, 5, 5000, {}, "board power (TDP/TBP)"},
     F{"idle_w", T::number, Q::power, false, 1, 2000, {}, "measured board draw at idle (driver loaded, no work)"},
+    F{"power_scope", T::choice, Q::real, false, 0, 0, "board|system",
+      "what tdp_w and idle_w measure: the board (a server adds its share), or the whole machine at the wall (a Mac)"},
     F{"power_limit_w", T::number, Q::power, false, 5, 5000, {},
       "default board power limit below TDP, as the variant ships (--power-cap overrides it)"},
     F{"scale_up", T::text, Q::real, false, 0, 0, {}, "interconnect id of the scale-up link"},

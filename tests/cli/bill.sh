@@ -47,6 +47,10 @@ run power --gpu rtx-4090 --gpus 4
 expect_rc 0; expect_out "4 nodes, no scale-out fabric in the device's record (--scale-out names one)"
 run power --gpu rtx-4090 --gpus 4 --scale-out roce-100g
 expect_rc 0; expect_out "4 NICs of roce-100g, 1 switch in 1 tier"
+# A Mac's power is Apple's figure for the whole machine at the wall (M3 Ultra Mac Studio, max
+# 270 W: Apple Support 102027), not a server's 1.82 x TDP around it (491 W before).
+run power --gpu apple-m3-ultra --gpus 1
+expect_rc 0; expect_out "1 node of 1 at 270 W)"
 run power --gpu tpu-v5p --gpus 256
 expect_rc 0; expect_out "x tpu-v5p"; expect_err "gpuplan: warning: no power figure for tpu-v5p"; grep -q "warning" "$TMP/out" && fail "a warning reached stdout"
 

@@ -29,6 +29,7 @@ struct Device {
   double peak[8] = {};  // FLOP/s by DType; 0 when the device has no such unit
   Watts tdp = watts(0);  // 0 when no source gives it
   Watts idle = watts(0);  // board draw at idle; 0 when no source gives it
+  bool system_power = false;  // tdp and idle are the whole machine at the wall (power_scope = "system")
   Watts power_limit = watts(0);  // enforced board power limit below TDP; 0: none (runs at TDP)
   double clock_scale = 1;        // the compute clock at that limit, as a share of the clock at TDP
   Link scale_up, scale_out, host;
