@@ -689,9 +689,6 @@ ServingAnswer serve(const ServingQuestion& q) {
   // Whether it runs, one stream's speed and, for a load or devices given, the deployment sized.
   a.model = replica(q, is, tp, pp, ep);
   const InferMemory& mem = a.model.memory;
-  if (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() > q.host.memory.value())
-    a.warnings.push_back(fmt::format("the {} offloaded layers ({}) do not fit in {}'s {} either", mem.offloaded_layers,
-                                     format_iec(mem.offloaded_bytes.value()), q.host.id, format_iec(q.host.memory.value())));
   if (mem.fits_raised_limit()) {
     a.unmet = unified_limit_note(q.device, mem);
   } else if (!mem.fits() && mem.pool.value() > 0) {
@@ -714,7 +711,12 @@ ServingAnswer serve(const ServingQuestion& q) {
   // what fits it, once the GPU's limit is raised.
   a.runs = mem.fits() || mem.fits_raised_limit() ||
            (mem.offloaded_layers > 0 && mem.offloaded_bytes.value() <= q.host.memory.value());
-  if (!a.runs && a.unmet.empty()) a.unmet = "does not fit, and its offloaded layers do not fit in host memory either";
+  if (!a.runs && a.unmet.empty())
+    a.unmet = fmt::format("{} ({}) does not fit on {} x {}, nor in host memory: the {} of its {} layers left over need {}, and "
+                          "{} has {}; try a smaller quantisation (--quants lists them), more devices, or a --host with more "
+                          "memory",
+                          m.id, is.quant, replica_devices(is), q.device.id, mem.offloaded_layers, m.layers,
+                          format_iec(mem.offloaded_bytes.value()), q.host.id, format_iec(q.host.memory.value()));
   a.single = single_stream(a.model, a.prompt, a.output);
   a.gpus = q.gpus > 0 ? q.gpus : replica_devices(is);
   // What does not run has no deployment to size: the memory is the answer (unmet says why).
