@@ -51,6 +51,12 @@ expect_rc 0; expect_out "4 NICs of roce-100g, 1 switch in 1 tier"
 # 270 W: Apple Support 102027), not a server's 1.82 x TDP around it (491 W before).
 run power --gpu apple-m3-ultra --gpus 1
 expect_rc 0; expect_out "1 node of 1 at 270 W)"
+# MI300X rents on demand (a 2026-05 survey: $1.50 a GPU-hour on TensorWave, $6 on Azure); the
+# cheapest quote is the default, --cloud names another. 8 x $6 x 8,760 h = $420k a year.
+run power --gpu mi300x --gpus 8
+expect_rc 0; expect_out "tensorwave on-demand at \$1.50/device-hour"; grep -q "no on-demand cloud price" "$TMP/err" && fail "MI300X has cloud prices"
+run power --gpu mi300x --gpus 8 --cloud azure
+expect_rc 0; expect_out "\$420k (azure on-demand at \$6.00/device-hour)"
 run power --gpu tpu-v5p --gpus 256
 expect_rc 0; expect_out "x tpu-v5p"; expect_err "gpuplan: warning: no power figure for tpu-v5p"; grep -q "warning" "$TMP/out" && fail "a warning reached stdout"
 
