@@ -57,6 +57,8 @@ run power --gpu mi300x --gpus 8
 expect_rc 0; expect_out "tensorwave on-demand at \$1.50/device-hour"; grep -q "no on-demand cloud price" "$TMP/err" && fail "MI300X has cloud prices"
 run power --gpu mi300x --gpus 8 --cloud azure
 expect_rc 0; expect_out "\$420k (azure on-demand at \$6.00/device-hour)"
+run power --gpu b300 --gpus 8
+expect_rc 0; expect_out "neocloud on-demand at \$5.00/device-hour"
 run power --gpu tpu-v5p --gpus 256
 expect_rc 0; expect_out "x tpu-v5p"; expect_err "gpuplan: warning: no power figure for tpu-v5p"; grep -q "warning" "$TMP/out" && fail "a warning reached stdout"
 
