@@ -474,13 +474,8 @@ Facility resolve_facility(const Scenario& s, const Catalog& catalog, const Devic
     f.node.liquid_cooled = server->flag("liquid_cooled");
     f.node.origin = record_origin(*server);
     f.node.estimate = server->flag("estimate");
-  } else if (d.system_power) {
-    // A whole machine measured at the wall (a Mac Studio): no server around it to add.
-    f.node.devices = d.devices_per_node;
-    f.node.max_power = d.tdp;
-    f.node.origin = "accelerators." + d.id + ": the whole machine at the wall";
   } else if (d.tdp.value() > 0) {
-    f.node = node_from_tdp(d.devices_per_node, d.tdp);
+    f.node = node_from_tdp(d.devices_per_node, d.tdp, d.system_power);
   } else {
     f.node.devices = d.devices_per_node;
     // Moot for a laptop question, which has no bill: with the prices the catalog lacks.

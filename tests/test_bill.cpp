@@ -70,6 +70,9 @@ TEST_CASE("A DGX H100 node is 10.2 kW at nameplate") {
   // Without a server record the TDP estimate reproduces the same node by construction.
   CHECK(node_from_tdp(8, watts(700)).max_power.value() == Approx(10200));
   CHECK(node_from_tdp(8, watts(700)).estimate);
+  // A Mac's figure is the whole machine at the wall (M2 Ultra Mac Studio, 295 W): no server share.
+  CHECK(node_from_tdp(1, watts(295), true).max_power.value() == Approx(295));
+  CHECK_FALSE(node_from_tdp(1, watts(295), true).estimate);
 }
 
 TEST_CASE("Cluster power scales nodes by PUE and packs racks by their budget") {

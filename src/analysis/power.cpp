@@ -12,9 +12,14 @@ namespace {
 long ceil_div(double a, double b, std::string_view what) { return checked_count(a / b, what); }
 }  // namespace
 
-NodeSpec node_from_tdp(int devices, Watts tdp) {
+NodeSpec node_from_tdp(int devices, Watts tdp, bool whole_machine) {
   NodeSpec n;
   n.devices = devices;
+  if (whole_machine) {
+    n.max_power = tdp * static_cast<double>(devices);
+    n.origin = "the accelerator's figure for the whole machine at the wall (power_scope = system)";
+    return n;
+  }
   n.max_power = tdp * (devices * node_overhead_ratio);
   n.estimate = true;
   n.origin = "estimate: devices x TDP x 1.82 (DGX H100 nameplate / GPU TDP)";

@@ -39,8 +39,10 @@ struct NodeSpec {
 // Nameplate of a node built around `devices` accelerators of board power `tdp` when no server
 // record exists: the DGX H100 ratio of system maximum to GPU TDP (10.2 kW / (8 x 700 W) = 1.82),
 // hardware-facts.md 4a ("non-GPU overhead per 8-GPU server", an estimate).
+// A `whole_machine` figure (a Mac measured at the wall, power_scope = "system") already holds
+// everything around the chip: the node is that figure, not an estimate.
 constexpr double node_overhead_ratio = 10200.0 / (8 * 700.0);
-NodeSpec node_from_tdp(int devices, Watts tdp);
+NodeSpec node_from_tdp(int devices, Watts tdp, bool whole_machine = false);
 
 // Average draw during training as a share of nameplate: Newkirk et al. 2025 (arXiv 2506.14551)
 // measured compute-intensive training on 8-GPU H100 nodes at 76% of the 10.2 kW rating.
