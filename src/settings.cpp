@@ -209,8 +209,8 @@ const std::array table{
          [](Scenario& s, V v) { s.step.sharp = v.on; }),
     flag("fused-kernels", cmd_train | cmd_search,
          "Element-wise work fused into few kernels around the GEMMs (torch.compile, llm.c): the GEMMs pay only their "
-         "own depth cost, measured on Hopper (XLA's sm_90 GEMM table), not the unfused work Megatron's rates carry; "
-         "elsewhere no change (on with --framework compiled)",
+         "own depth cost (measured on Hopper and Blackwell, XLA's GEMM tables; estimated on Ampere), not the unfused "
+         "work Megatron's rates carry; elsewhere no change (on with --framework compiled)",
          [](Scenario& s, V v) { s.step.train.fused_kernels = v.on; }),
     flag("fused-loss", cmd_train | cmd_search,
          "Cross-entropy in one fused kernel (6 bytes of memory traffic a logit, not PyTorch's unfused fp32 path's 36; "

@@ -302,6 +302,7 @@ std::vector<std::string> apply_calibration(const Calibration& c, const Device& d
       eff.gemm_max = c.gemm_curve->max;
       eff.gemm_half = c.gemm_curve->half;
       eff.gemm_half_fused = c.gemm_curve->half;  // square GEMMs alone: their own depth
+      eff.fused_origin = "the calibration file's measured GEMMs";
       notes.push_back(fmt::format("GEMM efficiency {:.3f} max, half-size {:.0f} (fitted to {} measured sizes; best {:.1f}% of peak)",
                                   eff.gemm_max, eff.gemm_half, c.gemm_curve->points, 100 * measured));
     } else {

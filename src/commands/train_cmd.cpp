@@ -330,6 +330,9 @@ Document train_document(const TrainRun& run, const Scenario& s, const RunOptions
   if (o.explain) {
     doc.lines.push_back(fmt::format("efficiency: GEMM up to {:.0f}% of peak, memory {:.0f}% of bandwidth ({})",
                                     100 * j.step.eff.gemm_max, 100 * j.step.eff.memory, j.step.eff.origin));
+    if (fused_rates(j.step))
+      doc.lines.push_back(fmt::format("fused kernels: a GEMM k deep runs at k / (k + {:.0f}) of the ceiling ({})",
+                                      gemm_k_halves * j.step.eff.gemm_half_fused, j.step.eff.fused_origin));
     doc.lines.push_back("step = m x (forward + backward + recompute) + exposed TP/CP/EP/PP comm + bubble (p-1)/v "
                         "micro-batch slots + exposed data-parallel comm + optimizer");
     doc.lines.push_back("MFU counts " + mfu_convention(j.step.train) +

@@ -169,6 +169,9 @@ run train --model tinyllama-1.1b --gpu h100-sxm --gpus 8 --tokens 10B --get mfu
 expect_rc 0; expect_err "these are Megatron's rates; a trainer that fuses its element-wise work"
 run train --model gpt2-1.5b --gpu a100-80gb --gpus 8 --tokens 10B --get mfu
 expect_rc 0; grep -qF "no measured GEMM depth" "$TMP/err" && fail "the record's trainer should not warn on a100-80gb"
-run train --model gpt2-1.5b --gpu a100-80gb --gpus 8 --tokens 10B --framework compiled --get mfu
-expect_rc 0; expect_err "--fused-kernels: no measured GEMM depth for a100-80gb (ampere family)"
+run train --model gpt2-1.5b --gpu mi300x --gpus 8 --tokens 10B --framework compiled --get mfu
+expect_rc 0; expect_err "--fused-kernels: no measured GEMM depth for mi300x (cdna3 family)"
+# A100's fused depth is an estimate (Hopper's scaled by the tensor rate per SM), and --explain says so
+run train --model gpt2-124m --gpu a100-80gb --gpus 8 --tokens 10B --explain
+expect_rc 0; expect_out "fused kernels: a GEMM k deep runs at k / (k + 75) of the ceiling (estimate: Hopper's measured depth scaled by the tensor rate per SM)"
 finish

@@ -15,10 +15,11 @@ struct Efficiency {
   // The device's GEMM size scale (512 on A100, more on SMs that need deeper tiles): the depth
   // k at which a GEMM reaches half its ceiling is gemm_k_halves x gemm_half (see gemm_eff).
   double gemm_half = 512;
-  // The GEMM's own depth scale, where measured (Hopper: step.cpp): what is left of the depth term
-  // when a trainer fuses the element-wise work around its GEMMs (TrainSettings::fused_kernels);
-  // 0: not measured for this family, and the depth term stays gemm_half.
+  // The GEMM's own depth scale (Hopper and Blackwell measured, Ampere estimated: step.cpp): what
+  // is left of the depth term when a trainer fuses the element-wise work around its GEMMs
+  // (TrainSettings::fused_kernels); 0: none for this family, and the depth term stays gemm_half.
   double gemm_half_fused = 0;
+  const char* fused_origin = "";  // where gemm_half_fused comes from
   double gemm_max_fp8 = 0.68;  // large FP8 GEMMs (where the device has FP8)
   // GEMMs of the NVFP4 training recipe (its Hadamard transforms, 2D weight scaling and stochastic
   // rounding lumped in), over the FP4 peak: a fit on Blackwell (step.cpp), an estimate elsewhere.
