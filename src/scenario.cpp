@@ -410,29 +410,42 @@ std::optional<Quote> pick_cloud(const Scenario& s, const Catalog& c, const Devic
   return q;
 }
 
+// A purchase record's price per device with its share of the server: the record's own where it
+// includes it, times the record's estimated server overhead where the source priced the GPUs
+// alone (server_overhead), else the GPUs alone.
+double with_server(const Record& r) {
+  return r.number("usd_per_device") * (r.has("server_overhead") ? r.number("server_overhead") : 1.0);
+}
+
 std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& f) {
   const Record* best = nullptr;
   for (const Record* r : c.list("prices"))
     if (r->text("type") == "purchase" && r->text("accelerator") == d.id && r->has("usd_per_device") &&
-        (!best || r->number("usd_per_device") < best->number("usd_per_device")))
+        (!best || with_server(*r) < with_server(*best)))
       best = r;
   if (!best) {
     f.cost_warnings.push_back(fmt::format("no purchase price for {}: owned cost not computed (give --capex '$30000')", d.id));
     return std::nullopt;
   }
-  // One stated basis: per device, with or without its share of the server, as the record says.
+  // One stated basis: per device with its share of the server, as the record gives it or as its
+  // estimated overhead adds it; otherwise the GPU alone, with a warning.
   const std::string share = best->text("server_share");
-  const std::string basis = share == "included"   ? "per device, server share included"
-                            : share == "excluded" ? "per device, the GPU alone: no server share"
-                                                  : "per device, server share not stated by the source";
-  f.assumptions.push_back(assume("purchase price", best->number("usd_per_device"), "USD/device",
-                                 basis + "; " + record_origin(*best)));
-  if (share != "included")
+  const bool estimated = share != "included" && best->has("server_overhead");
+  const std::string basis =
+      share == "included" ? "per device, server share included"
+      : estimated         ? fmt::format("per device, server share estimated: {} for the GPU x {:.2f}",
+                                        format_usd(best->number("usd_per_device")), best->number("server_overhead"))
+      : share == "excluded" ? "per device, the GPU alone: no server share"
+                            : "per device, server share not stated by the source";
+  f.assumptions.push_back(assume("purchase price", with_server(*best), "USD/device", basis + "; " + record_origin(*best)));
+  if (share != "included" && !estimated)
     f.cost_warnings.push_back(fmt::format("the purchase price of {} ({}, {}) is {}: the owned cost leaves out the server's "
                                           "CPUs, memory, NICs and chassis unless --capex gives a price that has them",
                                           d.id, format_usd(best->number("usd_per_device")), best->text("as_of"),
                                           share == "excluded" ? "the GPU alone" : "on a basis its source does not state"));
-  return quote_of(*best, "usd_per_device");
+  Quote q = quote_of(*best, "usd_per_device");
+  q.value = with_server(*best);
+  return q;
 }
 
 }  // namespace

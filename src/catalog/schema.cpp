@@ -105,6 +105,8 @@ constexpr std::array price_fields{
     F{"usd_per_device", T::number, Q::money, false, 100, 1e7, {}, "purchase price per device"},
     F{"server_share", T::choice, Q::real, false, 0, 0, "included|excluded",
       "whether a purchase price per device includes its share of the server (CPUs, memory, NICs, chassis)"},
+    F{"server_overhead", T::number, Q::real, false, 1, 3, {},
+      "where the price leaves the server out: the whole server's cost over the priced GPUs (an estimate, sourced)"},
 };
 
 // A hosted API's list price per million tokens: an open model as a provider serves it (`model`

@@ -172,12 +172,19 @@ bad 2 "tpu-v5p has no TDP in the catalog" power --gpu tpu-v5p --gpus 8 --power-c
 bad 2 "--power-cap: 'hot' is not a number" power --gpus 8 --power-cap hot
 bad 2 "--power-cap does not apply to memory" memory --model llama-3.1-8b --gpus 8 --power-cap 500
 
-# Purchase prices on a stated basis (issue 31): DGX H100 list / 8 has the server in it; the H200
-# quote is the GPU baseboard alone, and the answer says so rather than comparing them as equals.
+# Purchase prices on one basis (issue 31): DGX H100 list / 8 has the server in it; the H200 quote
+# is the HGX baseboard's share ($312,667 / 8 = $39,083), so the server is added at Epoch AI's 1.4x
+# the baseboard (SemiAnalysis's DGX H100 breakdown): $54,716, marked as an estimate, no warning.
 run train --model llama-3.1-8b --gpu h100-sxm --gpus 8 --tokens 100B --buy --format json
 expect_rc 0; expect_out "per device, server share included"
 grep -q "the GPU alone" "$TMP/err" && fail "the H100 price was called the GPU alone"
 run train --model llama-3.1-8b --gpu h200 --gpus 8 --tokens 100B --buy --format json
-expect_rc 0; expect_out "the GPU alone: no server share"; expect_err "the purchase price of h200"
+expect_rc 0; expect_out "per device, server share estimated: \$39.1k for the GPU x 1.40"
+grep -q "the purchase price of h200" "$TMP/err" && fail "an H200 price with its estimated server share still warned"
+out=$(jq -r '.assumptions[] | select(.name == "purchase price") | .value' "$TMP/out")
+[ "$out" = "54716.2" ] || fail "h200 purchase price with its server share: $out, expected 39083 x 1.4 = 54716.2"
+# A card priced alone with no overhead in its record (a consumer RTX 4090 at MSRP) still warns.
+run train --model gpt2-124m --gpu rtx-4090 --gpus 1 --tokens 1B --buy
+expect_rc 0; expect_err "the purchase price of rtx-4090 (\$1.60k, 2022-10) is the GPU alone"
 
 finish
