@@ -3,9 +3,9 @@
 . "$(dirname "$0")/lib.sh"
 
 run --version
-expect_rc 0; expect_out "gpuplan 0.21.0 ("
+expect_rc 0; expect_out "gpuplan 0.22.0 ("
 run -V
-expect_rc 0; expect_out "gpuplan 0.21.0 ("
+expect_rc 0; expect_out "gpuplan 0.22.0 ("
 # The man page's header names the same version (it had fallen six behind).
 version=$(sed -E 's/^gpuplan ([0-9.]+) .*/\1/' "$TMP/out")
 grep -q "^\.TH GPUPLAN 1 [0-9-]* \"gpuplan $version\"" "$SRC/man/gpuplan.1" || fail "man/gpuplan.1 .TH does not name gpuplan $version"
