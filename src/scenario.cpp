@@ -414,7 +414,8 @@ std::optional<Quote> pick_cloud(const Scenario& s, const Catalog& c, const Devic
 // includes it, times the record's estimated server overhead where the source priced the GPUs
 // alone (server_overhead), else the GPUs alone.
 double with_server(const Record& r) {
-  return r.number("usd_per_device") * (r.has("server_overhead") ? r.number("server_overhead") : 1.0);
+  const bool add = r.text("server_share") != "included" && r.has("server_overhead");
+  return r.number("usd_per_device") * (add ? r.number("server_overhead") : 1.0);
 }
 
 std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& f) {
