@@ -410,12 +410,14 @@ std::optional<Quote> pick_cloud(const Scenario& s, const Catalog& c, const Devic
   return q;
 }
 
+// Whether a purchase record's price gets an estimated server share: its source left the server
+// out (or did not say) and the record gives the overhead (server_overhead).
+bool adds_server(const Record& r) { return r.text("server_share") != "included" && r.has("server_overhead"); }
+
 // A purchase record's price per device with its share of the server: the record's own where it
-// includes it, times the record's estimated server overhead where the source priced the GPUs
-// alone (server_overhead), else the GPUs alone.
+// includes it, times the estimated overhead where adds_server, else the GPUs alone.
 double with_server(const Record& r) {
-  const bool add = r.text("server_share") != "included" && r.has("server_overhead");
-  return r.number("usd_per_device") * (add ? r.number("server_overhead") : 1.0);
+  return r.number("usd_per_device") * (adds_server(r) ? r.number("server_overhead") : 1.0);
 }
 
 std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& f) {
@@ -431,7 +433,7 @@ std::optional<Quote> pick_purchase(const Catalog& c, const Device& d, Facility& 
   // One stated basis: per device with its share of the server, as the record gives it or as its
   // estimated overhead adds it; otherwise the GPU alone, with a warning.
   const std::string share = best->text("server_share");
-  const bool estimated = share != "included" && best->has("server_overhead");
+  const bool estimated = adds_server(*best);
   const std::string basis =
       share == "included" ? "per device, server share included"
       : estimated         ? fmt::format("per device, server share estimated: {} for the GPU x {:.2f}",
